@@ -1,0 +1,128 @@
+// Environment -> one typed, validated Config object. The only module that reads process.env.
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+
+export interface ScrapeSettings {
+  /** Per-page timeout in ms; `timeout_ms` in a request overrides it. */
+  timeoutMs: number;
+  maxBodyBytes: number;
+  maxRedirects: number;
+  userAgent: string;
+  obeyRobots: boolean;
+  /** Concurrent page fetches per host within one scrape. */
+  hostConcurrency: number;
+  /** Scrapes that may run at once across the whole service. */
+  globalConcurrency: number;
+}
+
+export interface Config {
+  host: string;
+  port: number;
+  auxPort: number;
+  mainServiceUrl: string;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  mongodbUrl: string | undefined;
+  demoSiteUrl: string;
+  externalPostsUrl: string;
+  externalPostsTimeoutMs: number;
+  externalPostsCacheTtlMs: number;
+  proxyTimeoutMs: number;
+  scrapeAllowPrivateNetworks: boolean;
+  chromiumPath: string | undefined;
+  logLevel: string;
+  /** Fastify `requestTimeout`: a request must be fully received within this. */
+  requestTimeoutMs: number;
+  bodyLimitBytes: number;
+  scrape: ScrapeSettings;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function str(env: Env, name: string): string | undefined {
+  const v = env[name]?.trim();
+  return v === undefined || v === '' ? undefined : v;
+}
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = str(env, name);
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
+  }
+  return n;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = str(env, name)?.toLowerCase();
+  if (raw === undefined) return fallback;
+  if (['true', '1', 'yes', 'on'].includes(raw)) return true;
+  if (['false', '0', 'no', 'off'].includes(raw)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+function url(env: Env, name: string, fallback: string, protocols: string[]): string {
+  const raw = str(env, name) ?? fallback;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be a URL, got "${raw}"`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`${name} must use ${protocols.join(' or ')}, got "${raw}"`);
+  }
+  return raw;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const port = int(env, 'PORT', 8000, 0, 65535);
+  const logLevel = str(env, 'LOG_LEVEL') ?? 'info';
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+  }
+  return {
+    host: str(env, 'HOST') ?? '127.0.0.1',
+    port,
+    auxPort: int(env, 'AUX_PORT', 5000, 0, 65535),
+    mainServiceUrl: url(env, 'MAIN_SERVICE_URL', `http://127.0.0.1:${port}`, ['http:', 'https:']),
+    databaseUrl: str(env, 'DATABASE_URL') === undefined
+      ? undefined
+      : url(env, 'DATABASE_URL', '', ['postgres:', 'postgresql:']),
+    dataDir: resolve(str(env, 'DATA_DIR') ?? './data'),
+    mongodbUrl: str(env, 'MONGODB_URL') === undefined
+      ? undefined
+      : url(env, 'MONGODB_URL', '', ['mongodb:', 'mongodb+srv:']),
+    demoSiteUrl: url(env, 'DEMO_SITE_URL', 'https://books.toscrape.com/', ['http:', 'https:']),
+    externalPostsUrl: url(env, 'EXTERNAL_POSTS_URL', 'https://jsonplaceholder.typicode.com/posts', ['http:', 'https:']),
+    externalPostsTimeoutMs: int(env, 'EXTERNAL_POSTS_TIMEOUT_MS', 10_000, 100, 120_000),
+    externalPostsCacheTtlMs: int(env, 'EXTERNAL_POSTS_CACHE_TTL_MS', 60_000, 0, 86_400_000),
+    proxyTimeoutMs: int(env, 'PROXY_TIMEOUT_MS', 10_000, 100, 120_000),
+    scrapeAllowPrivateNetworks: bool(env, 'SCRAPE_ALLOW_PRIVATE_NETWORKS', false),
+    chromiumPath: str(env, 'CHROMIUM_PATH'),
+    logLevel,
+    requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 120_000, 1_000, 3_600_000),
+    bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1_048_576, 1_024, 104_857_600),
+    scrape: {
+      timeoutMs: int(env, 'SCRAPE_TIMEOUT_MS', 15_000, 100, 120_000),
+      maxBodyBytes: int(env, 'SCRAPE_MAX_BODY_BYTES', 5 * 1024 * 1024, 1_024, 104_857_600),
+      maxRedirects: 5,
+      userAgent: str(env, 'SCRAPE_USER_AGENT') ?? 'DataAggregatorBot/0.1 (+https://github.com/data-aggregator)',
+      obeyRobots: bool(env, 'SCRAPE_OBEY_ROBOTS', true),
+      hostConcurrency: int(env, 'SCRAPE_HOST_CONCURRENCY', 4, 1, 32),
+      globalConcurrency: int(env, 'SCRAPE_CONCURRENCY', 4, 1, 64),
+    },
+  };
+}
+
+/** Reads `.env` from the working directory into process.env (existing variables win). */
+export function loadDotEnv(path = '.env'): void {
+  if (existsSync(path)) process.loadEnvFile(path);
+}

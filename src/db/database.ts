@@ -1,0 +1,214 @@
+// One small interface over the relational database, with PostgreSQL (pg Pool) and PGlite adapters.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import { PGlite } from '@electric-sql/pglite';
+import { ServiceUnavailable } from '../problems.js';
+import { acquireDirLock } from './dir-lock.js';
+
+export interface Queryable {
+  /** Runs one parameterised statement and returns its rows. */
+  query<R = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<R[]>;
+  /** Runs a script of several statements without parameters (migrations). */
+  exec(sql: string): Promise<void>;
+}
+
+export interface Database extends Queryable {
+  readonly backend: 'postgresql' | 'pglite';
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export interface PoolStats {
+  total: number;
+  idle: number;
+  waiting: number;
+}
+
+/** SQLSTATE classes that mean "the database is not there", not "your statement is wrong". */
+const UNAVAILABLE_SQLSTATE = /^(08|53|57P0[1-3])/;
+const UNAVAILABLE_MESSAGE = /connect|terminat|timeout|ECONN|EPIPE|ENOTFOUND|EAI_AGAIN|closed|shutting down/i;
+
+/** Missing table or schema: the service was started without `npm run db:init` and could not migrate. */
+const MISSING_RELATION = '42P01';
+
+/**
+ * Errors that mean a store is unreachable or uninitialised become 503 problems;
+ * anything else (a bug or a constraint) is left for the caller.
+ */
+export function translateDbError(error: unknown): unknown {
+  if (error instanceof ServiceUnavailable) return error;
+  const e = error as { code?: unknown; message?: unknown };
+  const code = typeof e?.code === 'string' ? e.code : '';
+  const message = typeof e?.message === 'string' ? e.message : '';
+  if (code === MISSING_RELATION) {
+    return new ServiceUnavailable('The database is not initialised: run `npm run db:init`.', { cause: error });
+  }
+  if (UNAVAILABLE_SQLSTATE.test(code) || (!/^[0-9A-Z]{5}$/.test(code) && UNAVAILABLE_MESSAGE.test(message))) {
+    return new ServiceUnavailable('The relational database is unavailable; try again shortly.', {
+      cause: error,
+      retryAfterSeconds: 1,
+    });
+  }
+  return error;
+}
+
+export interface PostgresOptions {
+  max?: number;
+  connectionTimeoutMillis?: number;
+  statementTimeoutMillis?: number;
+  onError?: (error: Error) => void;
+}
+
+export interface PostgresDatabase extends Database {
+  poolStats(): PoolStats;
+}
+
+export function createPostgresDatabase(connectionString: string, options: PostgresOptions = {}): PostgresDatabase {
+  const pool = new pg.Pool({
+    connectionString,
+    max: options.max ?? 10,
+    // Without these a database restart leaves requests hanging on a connect that never completes.
+    connectionTimeoutMillis: options.connectionTimeoutMillis ?? 3_000,
+    statement_timeout: options.statementTimeoutMillis ?? 30_000,
+    idleTimeoutMillis: 30_000,
+  });
+  // An idle client losing its server emits 'error' on the pool; unhandled, it would crash the process.
+  pool.on('error', (error) => options.onError?.(error));
+
+  // Named statements are prepared once per connection and reused; the SQL text is the identity.
+  const names = new Map<string, string>();
+  const statement = (text: string, values: readonly unknown[] | undefined): pg.QueryConfig => {
+    let name = names.get(text);
+    if (name === undefined && names.size < 500) {
+      name = `s${names.size + 1}`;
+      names.set(text, name);
+    }
+    return name === undefined ? { text, values: values as unknown[] } : { name, text, values: values as unknown[] };
+  };
+  const run = async <R>(client: pg.Pool | pg.PoolClient, sql: string, params?: readonly unknown[]): Promise<R[]> => {
+    try {
+      const result = await client.query(statement(sql, params));
+      return result.rows as R[];
+    } catch (error) {
+      throw translateDbError(error);
+    }
+  };
+
+  const exec = async (client: pg.Pool | pg.PoolClient, sql: string): Promise<void> => {
+    try {
+      await client.query(sql); // unnamed and unparameterised: the simple protocol allows several statements
+    } catch (error) {
+      throw translateDbError(error);
+    }
+  };
+
+  return {
+    backend: 'postgresql',
+    query: (sql, params) => run(pool, sql, params),
+    exec: (sql) => exec(pool, sql),
+    async transaction(fn) {
+      let client: pg.PoolClient;
+      try {
+        client = await pool.connect();
+      } catch (error) {
+        throw translateDbError(error);
+      }
+      let broken = false;
+      try {
+        await run(client, 'BEGIN');
+        const result = await fn({ query: (sql, params) => run(client, sql, params), exec: (sql) => exec(client, sql) });
+        await run(client, 'COMMIT');
+        return result;
+      } catch (error) {
+        try {
+          await client.query('ROLLBACK');
+        } catch {
+          broken = true; // the connection is gone; do not hand it back to the pool
+        }
+        throw translateDbError(error);
+      } finally {
+        client.release(broken);
+      }
+    },
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    async close() {
+      await pool.end();
+    },
+  };
+}
+
+/**
+ * Embedded PostgreSQL (WASM). `dataDir` undefined keeps it in memory (tests); otherwise the files
+ * live there and a lock file makes a second process fail fast instead of corrupting them.
+ */
+export async function createPgliteDatabase(dataDir?: string): Promise<Database> {
+  let release: (() => void) | undefined;
+  let db: PGlite;
+  if (dataDir === undefined) {
+    db = new PGlite();
+  } else {
+    mkdirSync(dataDir, { recursive: true });
+    release = acquireDirLock(join(dataDir, 'pglite.lock'));
+    try {
+      db = new PGlite(join(dataDir, 'pglite'));
+      await db.waitReady;
+    } catch (error) {
+      release();
+      throw error;
+    }
+  }
+  await db.waitReady;
+  type Target = Pick<PGlite, 'query' | 'exec'>;
+  const run = async <R>(q: Target, sql: string, params?: readonly unknown[]): Promise<R[]> => {
+    try {
+      const result = await q.query<R>(sql, params as unknown[] | undefined);
+      return result.rows;
+    } catch (error) {
+      throw translateDbError(error);
+    }
+  };
+  const exec = async (q: Target, sql: string): Promise<void> => {
+    try {
+      await q.exec(sql);
+    } catch (error) {
+      throw translateDbError(error);
+    }
+  };
+  const wrap = (q: Target): Queryable => ({ query: (sql, params) => run(q, sql, params), exec: (sql) => exec(q, sql) });
+  let closed = false;
+  return {
+    backend: 'pglite',
+    ...wrap(db),
+    async transaction(fn) {
+      try {
+        return await db.transaction((tx) => fn(wrap(tx)));
+      } catch (error) {
+        throw translateDbError(error);
+      }
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      try {
+        await db.close();
+      } finally {
+        release?.();
+      }
+    },
+  };
+}
+
+export interface DatabaseSettings {
+  databaseUrl: string | undefined;
+  dataDir: string;
+}
+
+/** DATABASE_URL set: that PostgreSQL server; unset: PGlite files under DATA_DIR. */
+export async function openDatabase(
+  settings: DatabaseSettings,
+  options: PostgresOptions = {},
+): Promise<Database> {
+  if (settings.databaseUrl !== undefined) return createPostgresDatabase(settings.databaseUrl, options);
+  return createPgliteDatabase(settings.dataDir);
+}

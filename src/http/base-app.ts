@@ -1,0 +1,128 @@
+// The Fastify setup both services share: logging, limits, validation, problem errors and API docs.
+import { randomUUID } from 'node:crypto';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyInstance,
+  type RawReplyDefaultExpression,
+  type RawRequestDefaultExpression,
+  type RawServerDefault,
+} from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Ajv, type Options as AjvOptions } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { installProblemHandling } from '../problems.js';
+
+// ajv-formats ships CommonJS with a default export that TypeScript sees one level down.
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+
+export type App = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
+
+export interface BaseAppOptions {
+  title: string;
+  description: string;
+  version: string;
+  logLevel: string;
+  bodyLimitBytes: number;
+  requestTimeoutMs: number;
+  /** Extra content-type parsers or plugins run before routes are added. */
+  tags?: Array<{ name: string; description: string }>;
+}
+
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+/** One log line per request, written when the response is done. */
+class OneLinePerRequest extends LogController {
+  constructor() {
+    super({ requestIdLogLabel: 'request_id' });
+  }
+
+  override incomingRequest(): void {}
+
+  override requestCompleted(error: Error | null, request: FastifyRequest, reply: FastifyReply): void {
+    const line = {
+      method: request.method,
+      url: request.url,
+      route: request.routeOptions.url,
+      status: reply.statusCode,
+      ms: Math.round(reply.elapsedTime * 10) / 10,
+    };
+    if (error) reply.log.error({ ...line, err: error }, 'request failed');
+    else reply.log.info(line, 'request');
+  }
+}
+
+function validatorFor(options: AjvOptions): Ajv {
+  const ajv = new Ajv({ strict: false, allErrors: true, ...options });
+  addFormats(ajv);
+  return ajv;
+}
+
+export async function createBaseApp(options: BaseAppOptions): Promise<App> {
+  const app = Fastify({
+    logger: {
+      level: options.logLevel,
+      // Requests are logged once, on response (below); keep the default serializers small.
+      serializers: {
+        req: (req) => ({ method: req.method, url: req.url }),
+      },
+    },
+    logController: new OneLinePerRequest(),
+    // Honour a caller's X-Request-Id when it looks sane, else make one.
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const incoming = req.headers['x-request-id'];
+      return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    },
+    bodyLimit: options.bodyLimitBytes,
+    // Fastify's defaults are "no timeout": a slow client could hold a socket forever.
+    requestTimeout: options.requestTimeoutMs,
+    connectionTimeout: options.requestTimeoutMs,
+    keepAliveTimeout: 72_000,
+    return503OnClosing: true,
+    ajv: { customOptions: { strict: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
+
+  // Bodies are validated as sent (a string is not a number); query strings and paths arrive as text
+  // and are coerced. Unknown body fields are errors, not silently dropped.
+  const bodyAjv = validatorFor({ coerceTypes: false, removeAdditional: false, useDefaults: true });
+  const textAjv = validatorFor({ coerceTypes: 'array', removeAdditional: false, useDefaults: true });
+  app.setValidatorCompiler(({ schema, httpPart }) =>
+    (httpPart === 'body' ? bodyAjv : textAjv).compile(schema) as ReturnType<Ajv['compile']>,
+  );
+
+  // Callback-style hooks: no promise per request on the hot path.
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id);
+    done();
+  });
+
+  installProblemHandling(app);
+  // JSON only by default; a service that takes other types adds its parser explicitly (415 otherwise).
+  app.removeContentTypeParser('text/plain');
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: options.title, description: options.description, version: options.version },
+      tags: options.tags,
+    },
+  });
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: { docExpansion: 'list', deepLinking: true, tryItOutEnabled: true },
+    staticCSP: false,
+  });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  return app;
+}

@@ -1,0 +1,67 @@
+// The main service: products, scraping, scrape logs, external posts, docs. Built from its dependencies.
+import { Type } from 'typebox';
+import type { Config } from '../config.js';
+import type { Database } from '../db/database.js';
+import { createBaseApp, type App } from '../http/base-app.js';
+import { Check, collectEndpoints, healthSchema, packageVersion, timedCheck, welcomeRoute } from '../http/meta-routes.js';
+import { productRoutes } from '../products/product-routes.js';
+import type { ProductStore } from '../products/product-store.js';
+import { logRoutes } from '../scrape-logs/log-routes.js';
+import type { LogStore } from '../scrape-logs/log-store.js';
+
+export interface MainDeps {
+  config: Pick<Config, 'logLevel' | 'bodyLimitBytes' | 'requestTimeoutMs'>;
+  db: Database;
+  products: ProductStore;
+  logs: LogStore;
+}
+
+const NAME = 'data-aggregator';
+const DESCRIPTION =
+  'Scrapes product and article data from web pages, keeps products in PostgreSQL and scrape logs in a document store, ' +
+  'offers CRUD over products and relays a placeholder posts API.';
+
+const MainHealth = healthSchema(Type.Object({ relational: Check, document: Check }));
+
+export async function buildMainApp(deps: MainDeps): Promise<App> {
+  const version = packageVersion();
+  const app = await createBaseApp({
+    title: 'Data aggregator: main service',
+    description: DESCRIPTION,
+    version,
+    logLevel: deps.config.logLevel,
+    bodyLimitBytes: deps.config.bodyLimitBytes,
+    requestTimeoutMs: deps.config.requestTimeoutMs,
+    tags: [
+      { name: 'meta', description: 'Welcome and health' },
+      { name: 'products', description: 'Products in the relational store' },
+      { name: 'scraping', description: 'Scrape runs and their log documents' },
+    ],
+  });
+  const endpoints = collectEndpoints(app);
+
+  welcomeRoute(app, { name: NAME, version, description: DESCRIPTION }, endpoints);
+
+  app.get(
+    '/health',
+    {
+      schema: {
+        tags: ['meta'],
+        summary: 'Health of the service and its stores (503 when a store is down)',
+        response: { 200: MainHealth, 503: MainHealth },
+      },
+    },
+    async (_request, reply) => {
+      const [relational, document] = await Promise.all([
+        timedCheck(deps.db.backend, () => deps.db.query('SELECT 1')),
+        timedCheck(deps.logs.backend, () => deps.logs.ping()),
+      ]);
+      const ok = relational.status === 'up' && document.status === 'up';
+      return reply.code(ok ? 200 : 503).send({ status: ok ? 'ok' : 'degraded', checks: { relational, document } });
+    },
+  );
+
+  productRoutes(app, deps.products);
+  logRoutes(app, deps.logs);
+  return app;
+}

@@ -1,0 +1,190 @@
+// RFC 9457 problem types and the one error handler both services share.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+export interface ProblemBody {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  instance?: string;
+  errors?: FieldError[];
+  [extra: string]: unknown;
+}
+
+const TYPE_BASE = 'urn:data-aggregator:problem:';
+
+/** An error that knows its HTTP status and how to describe itself to a client. */
+export class HttpProblem extends Error {
+  readonly status: number;
+  readonly title: string;
+  readonly type: string;
+  readonly errors: FieldError[] | undefined;
+  readonly headers: Record<string, string>;
+
+  constructor(
+    status: number,
+    slug: string,
+    title: string,
+    detail: string,
+    options: { errors?: FieldError[]; headers?: Record<string, string>; cause?: unknown } = {},
+  ) {
+    super(detail, { cause: options.cause });
+    this.name = new.target.name;
+    this.status = status;
+    this.title = title;
+    this.type = TYPE_BASE + slug;
+    this.errors = options.errors;
+    this.headers = options.headers ?? {};
+  }
+
+  toBody(instance?: string): ProblemBody {
+    const body: ProblemBody = { type: this.type, title: this.title, status: this.status, detail: this.message };
+    if (instance !== undefined) body.instance = instance;
+    if (this.errors !== undefined) body.errors = this.errors;
+    return body;
+  }
+}
+
+export class BadRequest extends HttpProblem {
+  constructor(detail: string) {
+    super(400, 'bad-request', 'Bad Request', detail);
+  }
+}
+
+export class ValidationFailed extends HttpProblem {
+  constructor(errors: FieldError[], detail = 'The request is not valid: ' + errors.map((e) => `${e.path} ${e.message}`).join('; ')) {
+    super(422, 'validation', 'Unprocessable Content', detail, { errors });
+  }
+}
+
+export class NotFound extends HttpProblem {
+  constructor(detail: string) {
+    super(404, 'not-found', 'Not Found', detail);
+  }
+}
+
+export class PayloadTooLarge extends HttpProblem {
+  constructor(detail: string) {
+    super(413, 'payload-too-large', 'Content Too Large', detail);
+  }
+}
+
+export class UnsupportedMediaType extends HttpProblem {
+  constructor(detail: string) {
+    super(415, 'unsupported-media-type', 'Unsupported Media Type', detail);
+  }
+}
+
+/** A scrape target the service refuses to contact (private address, bad scheme, redirect into one). */
+export class BlockedTarget extends HttpProblem {
+  constructor(detail: string) {
+    super(422, 'blocked-target', 'Blocked Target', detail);
+  }
+}
+
+/** An upstream answered with an error, garbage, a non-HTML or oversize body, or could not be reached. */
+export class UpstreamFailed extends HttpProblem {
+  constructor(detail: string, options: { cause?: unknown } = {}) {
+    super(502, 'upstream-failed', 'Bad Gateway', detail, options);
+  }
+}
+
+export class UpstreamTimeout extends HttpProblem {
+  constructor(detail: string, options: { cause?: unknown } = {}) {
+    super(504, 'upstream-timeout', 'Gateway Timeout', detail, options);
+  }
+}
+
+/** A store, the browser or another dependency of ours is unavailable. */
+export class ServiceUnavailable extends HttpProblem {
+  constructor(detail: string, options: { cause?: unknown; retryAfterSeconds?: number } = {}) {
+    const headers: Record<string, string> = {};
+    if (options.retryAfterSeconds !== undefined) headers['retry-after'] = String(options.retryAfterSeconds);
+    super(503, 'service-unavailable', 'Service Unavailable', detail, { cause: options.cause, headers });
+  }
+}
+
+export class TooManyRequests extends HttpProblem {
+  constructor(detail: string, retryAfterSeconds: number) {
+    super(429, 'rate-limited', 'Too Many Requests', detail, { headers: { 'retry-after': String(retryAfterSeconds) } });
+  }
+}
+
+/** Turns Ajv's error list into `{path, message}` pairs, e.g. `/body/price must be >= 0`. */
+function fieldErrors(error: FastifyError): FieldError[] {
+  const context = error.validationContext ?? 'body';
+  const all = error.validation ?? [];
+  // "must match a schema in anyOf" only repeats what the branch errors already say.
+  const specific = all.filter((v) => v.keyword !== 'anyOf' && v.keyword !== 'oneOf');
+  const seen = new Set<string>();
+  return (specific.length > 0 ? specific : all).flatMap((v) => {
+    let path = `/${context}${v.instancePath}`;
+    let message = v.message ?? 'is invalid';
+    const params = v.params as Record<string, unknown>;
+    if (v.keyword === 'required' && typeof params.missingProperty === 'string') {
+      path = `${path}/${params.missingProperty}`.replace(/\/+/g, '/');
+      message = 'is required';
+    } else if (v.keyword === 'additionalProperties' && typeof params.additionalProperty === 'string') {
+      path = `${path}/${params.additionalProperty}`.replace(/\/+/g, '/');
+      message = 'is not an allowed field';
+    }
+    const key = `${path} ${message}`;
+    if (seen.has(key)) return [];
+    seen.add(key);
+    return [{ path, message }];
+  });
+}
+
+/** Maps anything thrown in a route to a problem; internals of 5xx never reach the client. */
+export function toProblem(error: unknown): HttpProblem {
+  if (error instanceof HttpProblem) return error;
+  const e = error as FastifyError & { type?: string };
+  if (e?.validation) return new ValidationFailed(fieldErrors(e));
+  switch (e?.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new PayloadTooLarge('The request body is larger than this endpoint accepts.');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new UnsupportedMediaType('This endpoint accepts application/json bodies.');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new BadRequest('The body is empty but the content type says JSON.');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new BadRequest('The body is not valid JSON.');
+  }
+  if (e instanceof SyntaxError || e?.type === 'entity.parse.failed') {
+    return new BadRequest(`The body is not valid JSON: ${e.message}`);
+  }
+  const status = typeof e?.statusCode === 'number' ? e.statusCode : 500;
+  if (status === 429) return new TooManyRequests(e.message, 1);
+  if (status >= 400 && status < 500) return new HttpProblem(status, 'client-error', 'Bad Request', e.message);
+  return new HttpProblem(500, 'internal', 'Internal Server Error', 'The server failed to answer this request; it has been logged.');
+}
+
+export function sendProblem(reply: FastifyReply, problem: HttpProblem, instance?: string): FastifyReply {
+  return reply
+    .code(problem.status)
+    .headers(problem.headers)
+    .type('application/problem+json')
+    .send(problem.toBody(instance));
+}
+
+/** Installs the error and not-found handlers; every error leaves as application/problem+json. */
+export function installProblemHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    const problem = toProblem(error);
+    if (problem.status >= 500) {
+      request.log.error({ err: error }, problem.message);
+    } else {
+      request.log.info({ status: problem.status, problem: problem.type }, problem.message);
+    }
+    return sendProblem(reply, problem, request.url.split('?')[0]);
+  });
+  app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    return sendProblem(reply, new NotFound(`No route ${request.method} ${path}; see /docs for the endpoints.`), path);
+  });
+}

@@ -1,0 +1,111 @@
+// CRUD routes over products.
+import { Type } from 'typebox';
+import type { App } from '../http/base-app.js';
+import { pageLinks } from '../http/paging.js';
+import { problemResponses } from '../http/schemas.js';
+import { NotFound } from '../problems.js';
+import { Product, ProductCreate, ProductDeleted, ProductId, ProductListQuery, ProductUpdate } from './product-schema.js';
+import type { ProductStore } from './product-store.js';
+
+const notFound = (id: number) => new NotFound(`Product ${id} does not exist.`);
+
+export function productRoutes(app: App, store: ProductStore): void {
+  app.get(
+    '/products',
+    {
+      schema: {
+        tags: ['products'],
+        summary: 'List products',
+        description:
+          'All products in id order unless `limit`/`offset` page them. `X-Total-Count` gives the number ' +
+          'matching the filters; `Link` (rel next/prev) appears when paged.',
+        querystring: ProductListQuery,
+        response: {
+          200: Type.Array(Product),
+          ...problemResponses(422, 503),
+        },
+      },
+    },
+    async (request, reply) => {
+      const query = request.query;
+      const { items, total } = await store.list(query);
+      reply.header('x-total-count', total);
+      if (query.limit !== undefined) {
+        const link = pageLinks(request.url, query.offset ?? 0, query.limit, total);
+        if (link) reply.header('link', link);
+      }
+      return items;
+    },
+  );
+
+  app.get(
+    '/products/:id',
+    {
+      schema: {
+        tags: ['products'],
+        summary: 'Get one product',
+        params: ProductId,
+        response: { 200: Product, ...problemResponses(404, 422, 503) },
+      },
+    },
+    async (request) => {
+      const product = await store.get(request.params.id);
+      if (!product) throw notFound(request.params.id);
+      return product;
+    },
+  );
+
+  app.post(
+    '/products',
+    {
+      schema: {
+        tags: ['products'],
+        summary: 'Create a product',
+        body: ProductCreate,
+        response: { 201: Product, ...problemResponses(400, 413, 415, 422, 503) },
+      },
+    },
+    async (request, reply) => {
+      const product = await store.create(request.body);
+      return reply.code(201).header('location', `/products/${product.id}`).send(product);
+    },
+  );
+
+  for (const method of ['put', 'patch'] as const) {
+    app[method](
+      '/products/:id',
+      {
+        schema: {
+          tags: ['products'],
+          summary: method === 'put' ? 'Update a product (partial or full)' : 'Update some fields of a product',
+          description: 'Send any subset of the fields, at least one; absent fields stay unchanged. PUT and PATCH behave the same.',
+          params: ProductId,
+          body: ProductUpdate,
+          response: { 200: Product, ...problemResponses(400, 404, 413, 415, 422, 503) },
+        },
+      },
+      async (request) => {
+        const product = await store.update(request.params.id, request.body);
+        if (!product) throw notFound(request.params.id);
+        return product;
+      },
+    );
+  }
+
+  app.delete(
+    '/products/:id',
+    {
+      schema: {
+        tags: ['products'],
+        summary: 'Delete a product',
+        params: ProductId,
+        response: { 200: ProductDeleted, ...problemResponses(404, 422, 503) },
+      },
+    },
+    async (request) => {
+      const deleted = await store.delete(request.params.id);
+      if (!deleted) throw notFound(request.params.id);
+      return { id: request.params.id, deleted: true as const };
+    },
+  );
+}

@@ -1,0 +1,159 @@
+// Products in the relational database: the same parameterised SQL for PostgreSQL and PGlite.
+import type { Database, Queryable } from '../db/database.js';
+import type { Product, ProductCreate, ProductListQuery, ProductUpdate, Sort } from './product-schema.js';
+
+/** A product found by a scrape, identified by `scrape_key` so a re-run updates it. */
+export interface ScrapedProduct {
+  scrape_key: string;
+  title: string;
+  price: number | null;
+  currency: string | null;
+  description: string | null;
+  source_url: string | null;
+}
+
+export interface UpsertResult {
+  products: Product[];
+  created: number;
+  updated: number;
+}
+
+export interface ProductStore {
+  list(query: ProductListQuery): Promise<{ items: Product[]; total: number }>;
+  get(id: number): Promise<Product | undefined>;
+  create(input: ProductCreate): Promise<Product>;
+  /** Changes only the fields present in `patch`; undefined when the product does not exist. */
+  update(id: number, patch: ProductUpdate): Promise<Product | undefined>;
+  delete(id: number): Promise<boolean>;
+  /** Inserts or updates all items in one statement inside one transaction. */
+  upsertScraped(items: readonly ScrapedProduct[]): Promise<UpsertResult>;
+}
+
+// float8 is how the driver hands us a JS number; NUMERIC keeps the stored value exact.
+const COLUMNS = 'id, title, price::float8 AS price, currency, description, source_url, created_at, updated_at';
+
+const ORDER_BY: Record<Sort, string> = {
+  id: 'id ASC',
+  '-id': 'id DESC',
+  price: 'price ASC NULLS LAST, id ASC',
+  '-price': 'price DESC NULLS LAST, id DESC',
+  title: 'title ASC, id ASC',
+  '-title': 'title DESC, id DESC',
+  created_at: 'created_at ASC, id ASC',
+  '-created_at': 'created_at DESC, id DESC',
+};
+
+const UPDATABLE = ['title', 'price', 'description', 'currency', 'source_url'] as const;
+
+/** Escapes LIKE wildcards so `q=50%` searches for "50%" literally. */
+function likePattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+function whereClause(query: ProductListQuery): { sql: string; params: unknown[] } {
+  const conditions: string[] = [];
+  const params: unknown[] = [];
+  const add = (condition: (placeholder: string) => string, value: unknown) => {
+    params.push(value);
+    conditions.push(condition(`$${params.length}`));
+  };
+  if (query.q !== undefined) add((p) => `(title ILIKE ${p} OR description ILIKE ${p})`, likePattern(query.q));
+  if (query.min_price !== undefined) add((p) => `price >= ${p}`, query.min_price);
+  if (query.max_price !== undefined) add((p) => `price <= ${p}`, query.max_price);
+  if (query.source_url !== undefined) add((p) => `source_url = ${p}`, query.source_url);
+  return { sql: conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`, params };
+}
+
+export function createProductStore(db: Database): ProductStore {
+  return {
+    async list(query) {
+      const where = whereClause(query);
+      const paging: string[] = [];
+      const params = [...where.params];
+      if (query.limit !== undefined) {
+        params.push(query.limit);
+        paging.push(`LIMIT $${params.length}`);
+      }
+      if (query.offset) {
+        params.push(query.offset);
+        paging.push(`OFFSET $${params.length}`);
+      }
+      const order = ORDER_BY[query.sort ?? 'id'];
+      const [items, counted] = await Promise.all([
+        db.query<Product>(`SELECT ${COLUMNS} FROM products ${where.sql} ORDER BY ${order} ${paging.join(' ')}`, params),
+        db.query<{ total: number }>(`SELECT count(*)::int AS total FROM products ${where.sql}`, where.params),
+      ]);
+      return { items, total: counted[0]?.total ?? 0 };
+    },
+
+    async get(id) {
+      const rows = await db.query<Product>(`SELECT ${COLUMNS} FROM products WHERE id = $1`, [id]);
+      return rows[0];
+    },
+
+    async create(input) {
+      const rows = await db.query<Product>(
+        `INSERT INTO products (title, price, description, currency, source_url)
+         VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`,
+        [input.title, String(input.price), input.description ?? null, input.currency ?? null, input.source_url ?? null],
+      );
+      return rows[0]!;
+    },
+
+    async update(id, patch) {
+      const sets: string[] = [];
+      const params: unknown[] = [id];
+      for (const field of UPDATABLE) {
+        const value = patch[field];
+        if (value === undefined) continue;
+        params.push(field === 'price' && value !== null ? String(value) : value);
+        sets.push(`${field} = $${params.length}`);
+      }
+      if (sets.length === 0) return this.get(id);
+      const rows = await db.query<Product>(
+        `UPDATE products SET ${sets.join(', ')}, updated_at = now() WHERE id = $1 RETURNING ${COLUMNS}`,
+        params,
+      );
+      return rows[0];
+    },
+
+    async delete(id) {
+      const rows = await db.query('DELETE FROM products WHERE id = $1 RETURNING id', [id]);
+      return rows.length > 0;
+    },
+
+    async upsertScraped(items) {
+      // One key may appear twice in a run (a listing repeating a product); the last sighting wins,
+      // since ON CONFLICT cannot touch the same row twice in one statement.
+      const unique = [...new Map(items.map((item) => [item.scrape_key, item])).values()];
+      if (unique.length === 0) return { products: [], created: 0, updated: 0 };
+      return db.transaction((tx) => upsertBatch(tx, unique));
+    },
+  };
+}
+
+async function upsertBatch(tx: Queryable, items: readonly ScrapedProduct[]): Promise<UpsertResult> {
+  // unnest() turns column arrays into rows: one statement (and one prepared plan) for any batch size.
+  const rows = await tx.query<Product & { inserted: boolean }>(
+    `INSERT INTO products (scrape_key, title, price, currency, description, source_url)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::numeric[], $4::text[], $5::text[], $6::text[])
+     ON CONFLICT (scrape_key) DO UPDATE SET
+       title = EXCLUDED.title, price = EXCLUDED.price, currency = EXCLUDED.currency,
+       description = EXCLUDED.description, source_url = EXCLUDED.source_url, updated_at = now()
+     RETURNING ${COLUMNS}, (xmax = 0) AS inserted`,
+    [
+      items.map((i) => i.scrape_key),
+      items.map((i) => i.title),
+      items.map((i) => (i.price === null ? null : String(i.price))),
+      items.map((i) => i.currency),
+      items.map((i) => i.description),
+      items.map((i) => i.source_url),
+    ],
+  );
+  let created = 0;
+  const products = rows.map(({ inserted, ...product }) => {
+    if (inserted) created++;
+    return product;
+  });
+  return { products, created, updated: products.length - created };
+}

@@ -1,0 +1,53 @@
+// Scrape logs as JSONB documents in the relational database (the embedded default).
+import type { Database } from '../db/database.js';
+import type { LogListQuery, ScrapeLog } from './log-schema.js';
+import type { LogStore } from './log-store.js';
+
+/** `db` must have been migrated (migration 2 creates the table). */
+export function createJsonbLogStore(db: Database): LogStore {
+  return {
+    backend: `${db.backend}-jsonb`,
+    async init() {
+      await db.query('SELECT 1 FROM scrape_logs LIMIT 1');
+      return 'scrape_logs table present (created by the migrations)';
+    },
+    async insert(log) {
+      // One INSERT: the document is either wholly there or not at all.
+      await db.query(
+        'INSERT INTO scrape_logs (id, started_at, status, source_url, document) VALUES ($1, $2, $3, $4, $5)',
+        [log.id, log.started_at, log.status, log.source_url, JSON.stringify(log)],
+      );
+    },
+    async list(query: LogListQuery) {
+      const conditions: string[] = [];
+      const params: unknown[] = [];
+      if (query.status !== undefined) {
+        params.push(query.status);
+        conditions.push(`status = $${params.length}`);
+      }
+      if (query.source_url !== undefined) {
+        params.push(query.source_url);
+        conditions.push(`source_url = $${params.length}`);
+      }
+      const where = conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`;
+      const [rows, counted] = await Promise.all([
+        db.query<{ document: ScrapeLog }>(
+          `SELECT document FROM scrape_logs ${where} ORDER BY started_at DESC, id DESC
+           LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+          [...params, query.limit, query.offset],
+        ),
+        db.query<{ total: number }>(`SELECT count(*)::int AS total FROM scrape_logs ${where}`, params),
+      ]);
+      return { items: rows.map((r) => r.document), total: counted[0]?.total ?? 0 };
+    },
+    async get(id) {
+      const rows = await db.query<{ document: ScrapeLog }>('SELECT document FROM scrape_logs WHERE id = $1', [id]);
+      return rows[0]?.document;
+    },
+    async ping() {
+      await db.query('SELECT 1 FROM scrape_logs LIMIT 0');
+    },
+    // The database belongs to the caller, who closes it.
+    async close() {},
+  };
+}

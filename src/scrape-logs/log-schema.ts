@@ -1,0 +1,50 @@
+// The scrape-log document: one per scrape run, succeeded or failed. Documents may carry extra fields.
+import { Type, type Static } from 'typebox';
+import { Nullable } from '../http/schemas.js';
+
+export const RawItem = Type.Object(
+  {
+    title: Type.String(),
+    price_text: Nullable(Type.String()),
+    price: Nullable(Type.Number()),
+    currency: Nullable(Type.String()),
+    url: Nullable(Type.String()),
+  },
+  { additionalProperties: true },
+);
+
+export const LogError = Type.Object(
+  { type: Type.String(), status: Type.Integer(), detail: Type.String() },
+  { additionalProperties: true },
+);
+
+export const ScrapeLog = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    source_url: Nullable(Type.String()),
+    mode: Type.Union([Type.Literal('demo'), Type.Literal('static'), Type.Literal('dynamic')]),
+    status: Type.Union([Type.Literal('succeeded'), Type.Literal('failed')]),
+    count: Type.Integer(),
+    products: Type.Array(RawItem),
+    error: Type.Optional(LogError),
+    pages: Type.Integer(),
+    started_at: Type.String({ format: 'date-time' }),
+    finished_at: Type.String({ format: 'date-time' }),
+    duration_ms: Type.Number(),
+  },
+  { $id: 'ScrapeLog', additionalProperties: true },
+);
+export type ScrapeLog = Static<typeof ScrapeLog>;
+
+export const LogListQuery = Type.Object(
+  {
+    limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }),
+    offset: Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 0 }),
+    status: Type.Optional(Type.Union([Type.Literal('succeeded'), Type.Literal('failed')])),
+    source_url: Type.Optional(Type.String({ maxLength: 2048 })),
+  },
+  { additionalProperties: false },
+);
+export type LogListQuery = Static<typeof LogListQuery>;
+
+export const LogId = Type.Object({ id: Type.String({ format: 'uuid', description: 'UUID of the log document' }) });

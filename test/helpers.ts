@@ -1,0 +1,71 @@
+// Test helpers: the database backends to run against, and apps built on them.
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { createPgliteDatabase, createPostgresDatabase, type Database } from '../src/db/database.js';
+import { migrate } from '../src/db/migrate.js';
+
+export interface Backend {
+  name: 'pglite' | 'postgresql';
+  /** A fresh, migrated, empty database; closing it drops what it made. */
+  open(): Promise<Database>;
+}
+
+const pgUrl = process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL;
+
+/** PGlite always; PostgreSQL when TEST_DATABASE_URL or DATABASE_URL names a server. */
+export function backends(): Backend[] {
+  const list: Backend[] = [{ name: 'pglite', open: openPglite }];
+  if (pgUrl) list.push({ name: 'postgresql', open: () => openPostgres(pgUrl) });
+  return list;
+}
+
+let warned = false;
+export function warnIfNoPostgres(): void {
+  if (!pgUrl && !warned) {
+    warned = true;
+    console.warn('# PostgreSQL runs skipped: set DATABASE_URL or TEST_DATABASE_URL to run the suites against a server too');
+  }
+}
+
+async function openPglite(): Promise<Database> {
+  const db = await createPgliteDatabase();
+  await migrate(db);
+  return db;
+}
+
+/** Each test database is its own schema, so test files can run in parallel on one server. */
+async function openPostgres(url: string): Promise<Database> {
+  const schema = `test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`CREATE SCHEMA ${schema}`);
+  await admin.end();
+  const scoped = new URL(url);
+  scoped.searchParams.set('options', `-c search_path=${schema}`);
+  const db = createPostgresDatabase(scoped.toString(), { max: 5 });
+  await migrate(db);
+  return {
+    ...db,
+    async close() {
+      await db.close();
+      const cleanup = new pg.Client({ connectionString: url });
+      await cleanup.connect();
+      await cleanup.query(`DROP SCHEMA ${schema} CASCADE`);
+      await cleanup.end();
+    },
+  };
+}
+
+export const testConfig = { logLevel: 'silent', bodyLimitBytes: 1_048_576, requestTimeoutMs: 10_000 };
+
+/** The main app on `db` with the JSONB log store, closed (with the database) when the test ends. */
+export async function mainAppOn(db: Database, t: { after(fn: () => Promise<void>): void }) {
+  const { buildMainApp } = await import('../src/main/app.js');
+  const { createProductStore } = await import('../src/products/product-store.js');
+  const { createJsonbLogStore } = await import('../src/scrape-logs/jsonb-log-store.js');
+  const app = await buildMainApp({ config: testConfig, db, products: createProductStore(db), logs: createJsonbLogStore(db) });
+  t.after(async () => {
+    await app.close();
+  });
+  return app;
+}

@@ -1,0 +1,204 @@
+// The products API through app.inject(), on every relational backend, including a table of bad requests.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { App } from '../../src/http/base-app.js';
+import { backends, mainAppOn, warnIfNoPostgres } from '../helpers.js';
+
+warnIfNoPostgres();
+
+const json = { 'content-type': 'application/json' };
+
+function assertProblem(res: { statusCode: number; headers: Record<string, unknown>; body: string }, status: number) {
+  assert.equal(res.statusCode, status, res.body);
+  assert.match(String(res.headers['content-type']), /^application\/problem\+json/);
+  const body = JSON.parse(res.body);
+  assert.equal(body.status, status);
+  assert.equal(typeof body.title, 'string');
+  assert.equal(typeof body.detail, 'string');
+  assert.match(body.type, /^urn:data-aggregator:problem:/);
+  assert.doesNotMatch(res.body, /at .*\.(ts|js):\d+/, 'no stack trace');
+  return body;
+}
+
+/** [name, request, expected status, field the 422 must name?] */
+type BadRequest = [string, { method: string; url: string; payload?: unknown; headers?: Record<string, string> }, number, string?];
+
+const bad: BadRequest[] = [
+  ['malformed JSON', { method: 'POST', url: '/products', payload: '{"title": "x", ', headers: json }, 400],
+  ['empty body with JSON type', { method: 'POST', url: '/products', payload: '', headers: json }, 400],
+  ['text/plain body', { method: 'POST', url: '/products', payload: 'title=x', headers: { 'content-type': 'text/plain' } }, 415],
+  ['form body', { method: 'POST', url: '/products', payload: 'title=x&price=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } }, 415],
+  ['array body', { method: 'POST', url: '/products', payload: [{ title: 'x', price: 1 }] }, 422, '/body'],
+  ['empty object', { method: 'POST', url: '/products', payload: {} }, 422, '/body/title'],
+  ['missing price', { method: 'POST', url: '/products', payload: { title: 'x' } }, 422, '/body/price'],
+  ['price as string', { method: 'POST', url: '/products', payload: { title: 'x', price: '12.50' } }, 422, '/body/price'],
+  ['negative price', { method: 'POST', url: '/products', payload: { title: 'x', price: -0.01 } }, 422, '/body/price'],
+  ['NaN price', { method: 'POST', url: '/products', payload: '{"title":"x","price":NaN}', headers: json }, 400],
+  ['huge price', { method: 'POST', url: '/products', payload: '{"title":"x","price":1e400}', headers: json }, 422, '/body/price'],
+  ['price above bound', { method: 'POST', url: '/products', payload: { title: 'x', price: 1e13 } }, 422, '/body/price'],
+  ['null price', { method: 'POST', url: '/products', payload: { title: 'x', price: null } }, 422, '/body/price'],
+  ['title as number', { method: 'POST', url: '/products', payload: { title: 42, price: 1 } }, 422, '/body/title'],
+  ['empty title', { method: 'POST', url: '/products', payload: { title: '', price: 1 } }, 422, '/body/title'],
+  ['blank title', { method: 'POST', url: '/products', payload: { title: '   ', price: 1 } }, 422, '/body/title'],
+  ['100 KB title', { method: 'POST', url: '/products', payload: { title: 'x'.repeat(100_000), price: 1 } }, 422, '/body/title'],
+  ['unknown field', { method: 'POST', url: '/products', payload: { title: 'x', price: 1, colour: 'red' } }, 422, '/body/colour'],
+  ['lowercase currency', { method: 'POST', url: '/products', payload: { title: 'x', price: 1, currency: 'gbp' } }, 422, '/body/currency'],
+  ['source_url not a URL', { method: 'POST', url: '/products', payload: { title: 'x', price: 1, source_url: 'not a url' } }, 422, '/body/source_url'],
+  ['source_url javascript:', { method: 'POST', url: '/products', payload: { title: 'x', price: 1, source_url: 'javascript:alert(1)' } }, 422, '/body/source_url'],
+  ['body over the limit', { method: 'POST', url: '/products', payload: { title: 'x', price: 1, description: 'y'.repeat(1_100_000) } }, 413],
+  ['id abc', { method: 'GET', url: '/products/abc' }, 422, '/params/id'],
+  ['id -1', { method: 'GET', url: '/products/-1' }, 422, '/params/id'],
+  ['id 0', { method: 'GET', url: '/products/0' }, 422, '/params/id'],
+  ['id 1.5', { method: 'GET', url: '/products/1.5' }, 422, '/params/id'],
+  ['id 20 digits', { method: 'GET', url: '/products/99999999999999999999' }, 422, '/params/id'],
+  ['PUT id abc', { method: 'PUT', url: '/products/abc', payload: { title: 'x' } }, 422, '/params/id'],
+  ['DELETE id -1', { method: 'DELETE', url: '/products/-1' }, 422, '/params/id'],
+  ['PUT empty object', { method: 'PUT', url: '/products/1', payload: {} }, 422, '/body'],
+  ['PATCH unknown field', { method: 'PATCH', url: '/products/1', payload: { id: 5 } }, 422, '/body/id'],
+  ['PUT negative price', { method: 'PUT', url: '/products/1', payload: { price: -5 } }, 422, '/body/price'],
+  ['PUT missing product', { method: 'PUT', url: '/products/2000000000', payload: { price: 5 } }, 404],
+  ['DELETE missing product', { method: 'DELETE', url: '/products/2000000000' }, 404],
+  ['GET missing product', { method: 'GET', url: '/products/2000000000' }, 404],
+  ['limit 0', { method: 'GET', url: '/products?limit=0' }, 422, '/querystring/limit'],
+  ['limit 1001', { method: 'GET', url: '/products?limit=1001' }, 422, '/querystring/limit'],
+  ['offset -1', { method: 'GET', url: '/products?offset=-1' }, 422, '/querystring/offset'],
+  ['unknown sort', { method: 'GET', url: '/products?sort=price;DROP' }, 422, '/querystring/sort'],
+  ['min_price abc', { method: 'GET', url: '/products?min_price=abc' }, 422, '/querystring/min_price'],
+  ['unknown query parameter', { method: 'GET', url: '/products?colour=red' }, 422, '/querystring/colour'],
+  ['unknown route', { method: 'GET', url: '/nothing-here' }, 404],
+  ['unknown method on products', { method: 'PATCH', url: '/products' }, 404],
+];
+
+for (const backend of backends()) {
+  describe(`products API on ${backend.name}`, () => {
+    let app: App;
+    const closers: Array<() => Promise<void>> = [];
+    before(async () => {
+      const db = await backend.open();
+      app = await mainAppOn(db, { after: (fn) => closers.push(fn) });
+      closers.push(() => db.close());
+    });
+    after(async () => {
+      for (const close of closers) await close();
+    });
+
+    test('POST /products creates a product: 201, Location, exact price', async () => {
+      const res = await app.inject({ method: 'POST', url: '/products', payload: { title: 'Widget', price: 19.99, description: 'A widget' } });
+      assert.equal(res.statusCode, 201, res.body);
+      const p = res.json();
+      assert.equal(res.headers.location, `/products/${p.id}`);
+      assert.deepEqual(
+        { title: p.title, price: p.price, description: p.description, currency: p.currency, source_url: p.source_url },
+        { title: 'Widget', price: 19.99, description: 'A widget', currency: null, source_url: null },
+      );
+      assert.match(p.created_at, /^\d{4}-\d\d-\d\dT/);
+      assert.match(res.body, /"price":19\.99[,}]/, 'the JSON text itself says 19.99');
+      const got = await app.inject({ url: `/products/${p.id}` });
+      assert.equal(got.statusCode, 200);
+      assert.deepEqual(got.json(), p);
+    });
+
+    test('0.1 goes in and 0.1 comes out', async () => {
+      const res = await app.inject({ method: 'POST', url: '/products', payload: { title: 'Cheap', price: 0.1 } });
+      assert.match(res.body, /"price":0\.1[,}]/);
+    });
+
+    test('PUT and PATCH update only the given fields', async () => {
+      const p = (await app.inject({ method: 'POST', url: '/products', payload: { title: 'Lamp', price: 10, description: 'bright' } })).json();
+      const put = await app.inject({ method: 'PUT', url: `/products/${p.id}`, payload: { price: 12.5 } });
+      assert.equal(put.statusCode, 200);
+      assert.equal(put.json().price, 12.5);
+      assert.equal(put.json().description, 'bright');
+      const patch = await app.inject({ method: 'PATCH', url: `/products/${p.id}`, payload: { title: 'Lamp II', currency: 'EUR' } });
+      assert.equal(patch.json().title, 'Lamp II');
+      assert.equal(patch.json().currency, 'EUR');
+      assert.equal(patch.json().price, 12.5);
+      const full = await app.inject({
+        method: 'PUT',
+        url: `/products/${p.id}`,
+        payload: { title: 'Lamp III', price: 1, description: null, currency: null, source_url: 'https://shop.example/lamp' },
+      });
+      assert.deepEqual(
+        (({ title, price, description, currency, source_url }) => ({ title, price, description, currency, source_url }))(full.json()),
+        { title: 'Lamp III', price: 1, description: null, currency: null, source_url: 'https://shop.example/lamp' },
+      );
+    });
+
+    test('DELETE answers {id, deleted: true}, then 404', async () => {
+      const p = (await app.inject({ method: 'POST', url: '/products', payload: { title: 'Gone', price: 1 } })).json();
+      const del = await app.inject({ method: 'DELETE', url: `/products/${p.id}` });
+      assert.equal(del.statusCode, 200);
+      assert.deepEqual(del.json(), { id: p.id, deleted: true });
+      assertProblem(await app.inject({ method: 'DELETE', url: `/products/${p.id}` }), 404);
+      assertProblem(await app.inject({ url: `/products/${p.id}` }), 404);
+    });
+
+    test('GET /products pages with X-Total-Count and Link', async () => {
+      for (let i = 0; i < 5; i++) {
+        await app.inject({ method: 'POST', url: '/products', payload: { title: `Paged ${i}`, price: i, description: 'paging-set' } });
+      }
+      const all = await app.inject({ url: '/products?q=paging-set' });
+      assert.equal(all.headers['x-total-count'], '5');
+      assert.equal(all.headers.link, undefined, 'no Link when not paged');
+      assert.equal(all.json().length, 5);
+      const first = await app.inject({ url: '/products?q=paging-set&limit=2&sort=-price' });
+      assert.deepEqual(first.json().map((p: { title: string }) => p.title), ['Paged 4', 'Paged 3']);
+      assert.equal(first.headers['x-total-count'], '5');
+      assert.equal(first.headers.link, '</products?q=paging-set&limit=2&sort=-price&offset=2>; rel="next"');
+      const middle = await app.inject({ url: '/products?q=paging-set&limit=2&offset=2&sort=-price' });
+      assert.equal(
+        middle.headers.link,
+        '</products?q=paging-set&limit=2&offset=4&sort=-price>; rel="next", </products?q=paging-set&limit=2&offset=0&sort=-price>; rel="prev"',
+      );
+      const last = await app.inject({ url: '/products?q=paging-set&limit=2&offset=4&sort=-price' });
+      assert.deepEqual(last.json().map((p: { title: string }) => p.title), ['Paged 0']);
+      assert.doesNotMatch(String(last.headers.link), /next/);
+      const cheap = await app.inject({ url: '/products?q=paging-set&min_price=1&max_price=2' });
+      assert.deepEqual(cheap.json().map((p: { price: number }) => p.price), [1, 2]);
+    });
+
+    test('the bad-request table: each gets its 4xx and a problem body, and the service still answers', async () => {
+      const existing = (await app.inject({ method: 'POST', url: '/products', payload: { title: 'Target', price: 3 } })).json();
+      for (const [name, request, status, field] of bad) {
+        const url = request.url.replace('/products/1', `/products/${existing.id}`);
+        const res = await app.inject({ ...request, url, method: request.method as 'GET' } as Parameters<App['inject']>[0] & object);
+        const body = assertProblem(res, status);
+        if (field) {
+          assert.ok(
+            body.errors?.some((e: { path: string }) => e.path === field),
+            `${name}: expected an error at ${field}, got ${JSON.stringify(body.errors)}`,
+          );
+        }
+      }
+      assert.ok(bad.length >= 25);
+      const still = await app.inject({ url: `/products/${existing.id}` });
+      assert.equal(still.statusCode, 200);
+      assert.equal(still.json().title, 'Target', 'nothing was changed by the bad requests');
+    });
+
+    test('a 422 names every bad field at once', async () => {
+      const res = await app.inject({ method: 'POST', url: '/products', payload: { title: '', price: -1, currency: 'x', extra: true } });
+      const body = assertProblem(res, 422);
+      const paths = [...new Set(body.errors.map((e: { path: string }) => e.path))].sort();
+      assert.deepEqual(paths, ['/body/currency', '/body/extra', '/body/price', '/body/title']);
+    });
+
+    test('SQL-injection strings are stored verbatim', async () => {
+      const title = "x'; DELETE FROM products; --";
+      const res = await app.inject({ method: 'POST', url: '/products', payload: { title, price: 1, description: '1 OR 1=1' } });
+      assert.equal(res.statusCode, 201);
+      assert.equal(res.json().title, title);
+      const search = await app.inject({ url: `/products?q=${encodeURIComponent("'; DELETE")}` });
+      assert.equal(search.json().length, 1);
+      assert.ok(Number(search.headers['x-total-count']) === 1);
+    });
+
+    test('an X-Request-Id is echoed; a hostile one is replaced', async () => {
+      const res = await app.inject({ url: '/products?limit=1', headers: { 'x-request-id': 'abc-123' } });
+      assert.equal(res.headers['x-request-id'], 'abc-123');
+      const hostile = await app.inject({ url: '/products?limit=1', headers: { 'x-request-id': 'a\nb c' } });
+      assert.notEqual(hostile.headers['x-request-id'], 'a\nb c');
+      assert.match(String(hostile.headers['x-request-id']), /^[0-9a-f-]{36}$/);
+    });
+  });
+}

@@ -1,0 +1,129 @@
+// The product store contract, run against every relational backend.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Database } from '../../src/db/database.js';
+import { migrate } from '../../src/db/migrate.js';
+import { createProductStore, type ProductStore } from '../../src/products/product-store.js';
+import { backends, warnIfNoPostgres } from '../helpers.js';
+
+warnIfNoPostgres();
+
+for (const backend of backends()) {
+  describe(`product store on ${backend.name}`, () => {
+    let db: Database;
+    let store: ProductStore;
+    before(async () => {
+      db = await backend.open();
+      store = createProductStore(db);
+    });
+    after(async () => {
+      await db.close();
+    });
+
+    test('create returns the stored product with id and timestamps', async () => {
+      const p = await store.create({ title: 'Alpha', price: 19.99, description: 'first', currency: 'GBP' });
+      assert.ok(Number.isInteger(p.id) && p.id > 0);
+      assert.equal(p.title, 'Alpha');
+      assert.equal(p.price, 19.99);
+      assert.equal(p.currency, 'GBP');
+      assert.equal(p.source_url, null);
+      assert.ok(p.created_at instanceof Date || typeof p.created_at === 'string');
+    });
+
+    test('prices round-trip exactly through NUMERIC', async () => {
+      for (const price of [0, 0.1, 0.2, 19.99, 1234567.89, 999999999999.99, 0.3333333333333333]) {
+        const p = await store.create({ title: `price ${price}`, price });
+        assert.equal(p.price, price);
+        assert.equal((await store.get(p.id))?.price, price);
+      }
+      const [row] = await db.query<{ s: string }>("SELECT (price + 0.2)::text AS s FROM products WHERE title = 'price 0.1'");
+      assert.equal(row?.s, '0.3', 'stored as an exact decimal, so 0.1 + 0.2 is 0.3');
+    });
+
+    test('get of a missing id is undefined; delete reports whether it deleted', async () => {
+      assert.equal(await store.get(2_000_000_000), undefined);
+      const p = await store.create({ title: 'Doomed', price: 1 });
+      assert.equal(await store.delete(p.id), true);
+      assert.equal(await store.delete(p.id), false);
+      assert.equal(await store.get(p.id), undefined);
+    });
+
+    test('update changes only the given fields and bumps updated_at', async () => {
+      const p = await store.create({ title: 'Beta', price: 5, description: 'keep me' });
+      await new Promise((r) => setTimeout(r, 5));
+      const u = await store.update(p.id, { price: 6.5 });
+      assert.equal(u?.price, 6.5);
+      assert.equal(u?.title, 'Beta');
+      assert.equal(u?.description, 'keep me');
+      assert.ok(new Date(u!.updated_at).getTime() > new Date(p.updated_at).getTime());
+      const cleared = await store.update(p.id, { description: null });
+      assert.equal(cleared?.description, null);
+      assert.equal(await store.update(2_000_000_000, { title: 'x' }), undefined);
+    });
+
+    test('strings are stored verbatim, SQL metacharacters included', async () => {
+      const title = "Robert'); DROP TABLE products;-- %_\\ 日本語 😀";
+      const p = await store.create({ title, price: 1 });
+      assert.equal((await store.get(p.id))?.title, title);
+      const found = await store.list({ q: "'); DROP" });
+      assert.deepEqual(found.items.map((i) => i.id), [p.id]);
+      assert.equal((await store.list({ q: '%_\\' })).total, 1, 'LIKE wildcards in q are literal');
+    });
+
+    test('list filters, sorts, pages and counts', async () => {
+      const src = 'https://shop.example/list';
+      for (const [title, price] of [['Gamma lamp', 30], ['delta LAMP', 10], ['Epsilon chair', 20]] as const) {
+        await store.upsertScraped([{ scrape_key: `${src}#${title}`, title, price, currency: 'USD', description: null, source_url: src }]);
+      }
+      const bySource = await store.list({ source_url: src, sort: 'price' });
+      assert.deepEqual(bySource.items.map((i) => i.price), [10, 20, 30]);
+      assert.equal(bySource.total, 3);
+      const lamps = await store.list({ q: 'lamp', sort: '-price' });
+      assert.deepEqual(lamps.items.map((i) => i.title), ['Gamma lamp', 'delta LAMP']);
+      const mid = await store.list({ source_url: src, min_price: 15, max_price: 25 });
+      assert.deepEqual(mid.items.map((i) => i.title), ['Epsilon chair']);
+      const page = await store.list({ source_url: src, sort: 'title', limit: 1, offset: 1 });
+      assert.equal(page.items.length, 1);
+      assert.equal(page.total, 3);
+      const all = await store.list({});
+      const ids = all.items.map((i) => i.id);
+      assert.deepEqual(ids, [...ids].sort((a, b) => a - b), 'id ascending by default');
+      assert.equal(all.total, all.items.length);
+    });
+
+    test('upsertScraped inserts, then updates by scrape key, in one statement', async () => {
+      const items = [1, 2, 3].map((n) => ({
+        scrape_key: `https://books.example/b${n}`,
+        title: `Book ${n}`,
+        price: n + 0.99,
+        currency: 'GBP',
+        description: null,
+        source_url: `https://books.example/b${n}`,
+      }));
+      const first = await store.upsertScraped(items);
+      assert.deepEqual([first.created, first.updated, first.products.length], [3, 0, 3]);
+      const second = await store.upsertScraped([...items.map((i) => ({ ...i, price: 9.5 })), items[0]!]);
+      assert.deepEqual([second.created, second.updated], [0, 3], 'a key seen twice in one batch counts once');
+      assert.deepEqual(second.products.map((p) => p.id).sort(), first.products.map((p) => p.id).sort());
+      assert.equal((await store.get(first.products[1]!.id))?.price, 9.5);
+      assert.deepEqual(await store.upsertScraped([]), { products: [], created: 0, updated: 0 });
+    });
+
+    test('a failing batch stores nothing (one transaction)', async () => {
+      const before = (await store.list({})).total;
+      await assert.rejects(
+        store.upsertScraped([
+          { scrape_key: 'ok-1', title: 'fine', price: 1, currency: null, description: null, source_url: null },
+          { scrape_key: 'bad-1', title: 'negative', price: -1, currency: null, description: null, source_url: null },
+        ]),
+      );
+      assert.equal((await store.list({})).total, before);
+    });
+
+    test('migrations are idempotent', async () => {
+      const report = await migrate(db);
+      assert.deepEqual(report.applied, []);
+      assert.equal(report.current, 2);
+    });
+  });
+}
