@@ -3,6 +3,11 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { createPgliteDatabase, createPostgresDatabase, type Database } from '../src/db/database.js';
 import { migrate } from '../src/db/migrate.js';
+import { loadConfig } from '../src/config.js';
+import { buildMainApp } from '../src/main/app.js';
+import { createScraping } from '../src/main/compose.js';
+import { createProductStore } from '../src/products/product-store.js';
+import { createJsonbLogStore } from '../src/scrape-logs/jsonb-log-store.js';
 
 export interface Backend {
   name: 'pglite' | 'postgresql';
@@ -56,16 +61,20 @@ async function openPostgres(url: string): Promise<Database> {
   };
 }
 
-export const testConfig = { logLevel: 'silent', bodyLimitBytes: 1_048_576, requestTimeoutMs: 10_000 };
 
-/** The main app on `db` with the JSONB log store, closed (with the database) when the test ends. */
-export async function mainAppOn(db: Database, t: { after(fn: () => Promise<void>): void }) {
-  const { buildMainApp } = await import('../src/main/app.js');
-  const { createProductStore } = await import('../src/products/product-store.js');
-  const { createJsonbLogStore } = await import('../src/scrape-logs/jsonb-log-store.js');
-  const app = await buildMainApp({ config: testConfig, db, products: createProductStore(db), logs: createJsonbLogStore(db) });
+/**
+ * The main app on `db` with the JSONB log store and real fetcher and browser, closed when the test
+ * ends. `env` adds configuration (DEMO_SITE_URL, SCRAPE_ALLOW_PRIVATE_NETWORKS...).
+ */
+export async function mainAppOn(db: Database, t: { after(fn: () => Promise<void>): void }, env: Record<string, string> = {}) {
+  const config = loadConfig({ LOG_LEVEL: 'silent', ...env });
+  const products = createProductStore(db);
+  const logs = createJsonbLogStore(db);
+  const scraping = createScraping(config, { products, logs });
+  const app = await buildMainApp({ config, db, products, logs, ...scraping });
   t.after(async () => {
     await app.close();
+    await scraping.close();
   });
   return app;
 }

@@ -3,17 +3,22 @@ import { Type } from 'typebox';
 import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
 import { createBaseApp, type App } from '../http/base-app.js';
-import { Check, collectEndpoints, healthSchema, packageVersion, timedCheck, welcomeRoute } from '../http/meta-routes.js';
+import { Check, type CheckResult, collectEndpoints, healthSchema, packageVersion, timedCheck, welcomeRoute } from '../http/meta-routes.js';
 import { productRoutes } from '../products/product-routes.js';
 import type { ProductStore } from '../products/product-store.js';
 import { logRoutes } from '../scrape-logs/log-routes.js';
 import type { LogStore } from '../scrape-logs/log-store.js';
+import type { Scraper } from '../scraping/scrape-pipeline.js';
+import { scrapeRoutes } from '../scraping/scrape-routes.js';
+import type { PageRenderer } from '../scraping/types.js';
 
 export interface MainDeps {
   config: Pick<Config, 'logLevel' | 'bodyLimitBytes' | 'requestTimeoutMs'>;
   db: Database;
   products: ProductStore;
   logs: LogStore;
+  scraper: Scraper;
+  renderer: Pick<PageRenderer, 'status'>;
 }
 
 const NAME = 'data-aggregator';
@@ -21,7 +26,7 @@ const DESCRIPTION =
   'Scrapes product and article data from web pages, keeps products in PostgreSQL and scrape logs in a document store, ' +
   'offers CRUD over products and relays a placeholder posts API.';
 
-const MainHealth = healthSchema(Type.Object({ relational: Check, document: Check }));
+const MainHealth = healthSchema(Type.Object({ relational: Check, document: Check, browser: Check }));
 
 export async function buildMainApp(deps: MainDeps): Promise<App> {
   const version = packageVersion();
@@ -52,16 +57,32 @@ export async function buildMainApp(deps: MainDeps): Promise<App> {
       },
     },
     async (_request, reply) => {
-      const [relational, document] = await Promise.all([
+      const [relational, document, browser] = await Promise.all([
         timedCheck(deps.db.backend, () => deps.db.query('SELECT 1')),
         timedCheck(deps.logs.backend, () => deps.logs.ping()),
+        browserCheck(deps.renderer),
       ]);
+      // The browser is optional (only dynamic mode needs it), so its absence does not degrade health.
       const ok = relational.status === 'up' && document.status === 'up';
-      return reply.code(ok ? 200 : 503).send({ status: ok ? 'ok' : 'degraded', checks: { relational, document } });
+      return reply
+        .code(ok ? 200 : 503)
+        .send({ status: ok ? 'ok' : 'degraded', checks: { relational, document, browser } });
     },
   );
 
   productRoutes(app, deps.products);
+  scrapeRoutes(app, deps.scraper);
   logRoutes(app, deps.logs);
   return app;
+}
+
+async function browserCheck(renderer: Pick<PageRenderer, 'status'>): Promise<CheckResult> {
+  const started = performance.now();
+  const { available, detail } = await renderer.status();
+  return {
+    status: available ? 'up' : 'unavailable',
+    backend: 'chromium',
+    latency_ms: Math.round((performance.now() - started) * 100) / 100,
+    detail,
+  };
 }

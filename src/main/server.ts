@@ -2,6 +2,7 @@
 import { loadConfig, loadDotEnv } from '../config.js';
 import { runService } from '../http/run-service.js';
 import { buildMainApp } from './app.js';
+import { createScraping } from './compose.js';
 import { openStores } from './stores.js';
 
 loadDotEnv();
@@ -17,7 +18,14 @@ await runService({
     if (stores.migrations.applied.length > 0) {
       log.info({ applied: stores.migrations.applied }, 'applied database migrations');
     }
-    const app = await buildMainApp({ config, ...stores });
-    return { app, close: () => stores.close() };
+    const scraping = createScraping(config, stores, log);
+    const app = await buildMainApp({ config, ...stores, ...scraping });
+    return {
+      app,
+      async close() {
+        await scraping.close();
+        await stores.close();
+      },
+    };
   },
 });

@@ -73,7 +73,7 @@ export const ProductListQuery = Type.Object(
     min_price: Type.Optional(Type.Number({ minimum: 0 })),
     max_price: Type.Optional(Type.Number({ minimum: 0 })),
     source_url: Type.Optional(Type.String({ maxLength: 2048 })),
-    sort: Type.Optional(Type.Union(SORTS.map((s) => Type.Literal(s)), { default: 'id' })),
+    sort: Type.Optional(Type.Unsafe<Sort>({ type: 'string', enum: [...SORTS], default: 'id', description: 'Order; a leading - sorts descending' })),
   },
   { additionalProperties: false },
 );

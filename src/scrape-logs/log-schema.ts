@@ -31,6 +31,14 @@ export const ScrapeLog = Type.Object(
     started_at: Type.String({ format: 'date-time' }),
     finished_at: Type.String({ format: 'date-time' }),
     duration_ms: Type.Number(),
+    // Written by this service's pipeline; older or foreign documents may lack them.
+    renderer: Type.Optional(Type.Union([Type.Literal('http'), Type.Literal('browser')])),
+    extractor: Type.Optional(Nullable(Type.String())),
+    page_urls: Type.Optional(Type.Array(Type.String())),
+    created: Type.Optional(Type.Integer()),
+    updated: Type.Optional(Type.Integer()),
+    warning: Type.Optional(Type.String({ description: 'Why a multi-page crawl stopped early' })),
+    request: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'The POST /scrape body' })),
   },
   { $id: 'ScrapeLog', additionalProperties: true },
 );

@@ -1,0 +1,98 @@
+// Follows a listing's "next" links over several pages, fetching numbered pages concurrently.
+import type { Selectors } from './extract/types.js';
+import { extract } from './extract/index.js';
+import type { ExtractionResult } from './extract/types.js';
+import type { FetchedPage } from './types.js';
+
+export interface CrawledPage extends ExtractionResult {
+  url: string;
+}
+
+export interface CrawlResult {
+  pages: CrawledPage[];
+  /** Why the crawl stopped before max_pages when a later page failed (the first page's failure throws). */
+  stopped: string | null;
+}
+
+export type PageLoader = (url: string, signal: AbortSignal) => Promise<FetchedPage>;
+
+/**
+ * The URL of page `n` when `next` is page 2 of a numbered series (`page-2.html`, `?page=2`,
+ * `/page/2/`, `p=2`); null when the pagination is not numbered that way.
+ */
+export function numberedPageUrl(next: string, n: number): string | null {
+  const match = /^(.*?[/?&=_-](?:page|p|pg)?[/=_-]?)2(\D*)$/i.exec(next);
+  if (match === null) return null;
+  return `${match[1]}${n}${match[2]}`;
+}
+
+/**
+ * Loads up to `maxPages` pages from `startUrl`. Page 1 tells whether pagination is numbered;
+ * if so, pages 2..max are requested at once (the fetcher bounds per-host concurrency) and kept
+ * only while each page's own "next" link confirms the chain; otherwise links are followed one
+ * by one. A failure of page 1 throws; a later failure ends the crawl with what was found.
+ */
+export async function crawl(
+  startUrl: string,
+  maxPages: number,
+  load: PageLoader,
+  selectors: Selectors | undefined,
+  outer?: AbortSignal,
+): Promise<CrawlResult> {
+  const controller = new AbortController();
+  const abort = () => controller.abort(outer?.reason);
+  outer?.addEventListener('abort', abort, { once: true });
+  try {
+    const read = async (url: string): Promise<CrawledPage> => {
+      const page = await load(url, controller.signal);
+      return { url: page.url, ...extract(page.html, page.url, selectors) };
+    };
+    const first = await read(startUrl);
+    const pages = [first];
+    if (maxPages === 1 || first.nextUrl === null) return { pages, stopped: null };
+
+    let next: string | null = first.nextUrl;
+    const urls = Array.from({ length: maxPages - 1 }, (_, i) => numberedPageUrl(next!, i + 2));
+    if (urls.every((url) => url !== null)) {
+      // Numbered pages are requested together; settle them in order, keeping each while the
+      // previous page's "next" link confirms it. The first break ends this phase.
+      const pending = urls.map((url) =>
+        read(url).then(
+          (page) => ({ page }),
+          (error: unknown) => ({ error }),
+        ),
+      );
+      for (let i = 0; i < pending.length && next !== null && sameUrl(next, urls[i]!); i++) {
+        const result = await pending[i]!;
+        if ('error' in result) return { pages, stopped: `page ${i + 2} failed: ${(result.error as Error).message}` };
+        pages.push(result.page);
+        next = result.page.nextUrl;
+      }
+    }
+
+    // Unnumbered pagination (or a series that changed shape): each page names the next one.
+    const seen = new Set(pages.map((p) => p.url));
+    while (next !== null && pages.length < maxPages && !seen.has(next)) {
+      seen.add(next);
+      try {
+        const page = await read(next);
+        pages.push(page);
+        next = page.nextUrl;
+      } catch (error) {
+        return { pages, stopped: `page ${pages.length + 1} failed: ${(error as Error).message}` };
+      }
+    }
+    return { pages, stopped: null };
+  } finally {
+    outer?.removeEventListener('abort', abort);
+    controller.abort(); // speculative requests past the last page are not needed
+  }
+}
+
+function sameUrl(a: string, b: string): boolean {
+  try {
+    return new URL(a).href === new URL(b).href;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,107 @@
+// Extracts blog/news listings: repeated <article>s, or repeated list items/cards, each with a linked heading and a summary.
+import type { CheerioAPI } from 'cheerio';
+import type { AnyNode, Element } from 'domhandler';
+import { absoluteUrl, closestWithin, hasAncestorWithin, isElement, pageChrome, subtreeSizes, visibleText } from './dom-helpers.js';
+import type { ExtractContext, ExtractedItem, Extractor } from './types.js';
+
+/** One linked heading is a page's own title; a listing repeats them. */
+const MIN_ARTICLES = 2;
+
+const HEADINGS = 'h1, h2, h3, h4, h5, h6';
+const SUMMARY = '[class*="summary"], [class*="excerpt"], [class*="teaser"], [class*="desc"], [class*="lead"], p';
+
+/** Elements the group search may inspect per page; see the same guard in the product-cards heuristic. */
+const WORK_BUDGET = 3_000_000;
+
+export const articleListExtractor: Extractor = {
+  name: 'article-list',
+  extract({ $, pageUrl }: ExtractContext): ExtractedItem[] {
+    const root = $.root().get(0);
+    if (root === undefined) return [];
+    const chrome = pageChrome(root);
+    const fromArticles = itemsOf($, outermostArticles(root, chrome), pageUrl);
+    if (fromArticles.length >= MIN_ARTICLES) return fromArticles;
+    const sizes = subtreeSizes(root);
+    let budget = WORK_BUDGET;
+    let best: ExtractedItem[] = [];
+    for (const members of siblingGroups($, chrome).sort((a, b) => b.length - a.length)) {
+      const cost = members.reduce((sum, el) => sum + (sizes.get(el) ?? 1), 0);
+      if (cost > budget) continue;
+      budget -= cost;
+      const items = itemsOf($, members, pageUrl);
+      if (items.length > best.length) best = items;
+    }
+    return best.length >= MIN_ARTICLES ? best : [];
+  },
+};
+
+/** Articles outside page furniture, not descending into them: an article's nested articles (comments) are part of it. */
+function outermostArticles(root: AnyNode, chrome: ReadonlySet<Element>): Element[] {
+  const found: Element[] = [];
+  const stack: AnyNode[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (isElement(node) && node.name === 'article') {
+      if (!chrome.has(node)) found.push(node);
+      continue;
+    }
+    if ('children' in node) for (let i = node.children.length - 1; i >= 0; i -= 1) stack.push(node.children[i]!);
+  }
+  return found;
+}
+
+/** Children sharing tag and class under one parent (li of a ul, cards of a grid), outside page furniture. */
+function siblingGroups($: CheerioAPI, chrome: ReadonlySet<Element>): Element[][] {
+  const groups: Element[][] = [];
+  for (const parent of $('body, body *').toArray()) {
+    if (chrome.has(parent)) continue;
+    const bySignature = new Map<string, Element[]>();
+    for (const child of parent.children) {
+      if (!isElement(child)) continue;
+      const key = `${child.name}.${child.attribs['class'] ?? ''}`;
+      const members = bySignature.get(key);
+      if (members === undefined) bySignature.set(key, [child]);
+      else members.push(child);
+    }
+    groups.push(...[...bySignature.values()].filter((members) => members.length >= MIN_ARTICLES));
+  }
+  return groups;
+}
+
+function itemsOf($: CheerioAPI, entries: Element[], pageUrl: string): ExtractedItem[] {
+  return entries.flatMap((el) => {
+    const item = entryItem($, el, pageUrl);
+    return item === null ? [] : [item];
+  });
+}
+
+/** An entry counts when a heading carries a link (inside it, or wrapping it). */
+function entryItem($: CheerioAPI, entry: Element, pageUrl: string): ExtractedItem | null {
+  const heading = $(entry)
+    .find(HEADINGS)
+    .toArray()
+    .find((h) => linkOf($, h, entry) !== undefined && visibleText(h) !== '');
+  if (heading === undefined) return null;
+  const summary = $(entry)
+    .find(SUMMARY)
+    .toArray()
+    .find((el) => !hasAncestorWithin(el, entry, isHeading) && $(el).find(HEADINGS).length === 0 && visibleText(el) !== '');
+  return {
+    title: visibleText(heading),
+    price_text: null,
+    price: null,
+    currency: null,
+    url: absoluteUrl(linkOf($, heading, entry), pageUrl),
+    description: summary === undefined ? null : visibleText(summary),
+  };
+}
+
+function isHeading(el: Element): boolean {
+  return /^h[1-6]$/.test(el.name);
+}
+
+/** The heading's link: inside it, or around it but still within the entry. */
+function linkOf($: CheerioAPI, heading: Element, entry: Element): string | undefined {
+  const around = closestWithin(heading, entry, (el) => el.name === 'a' && el.attribs['href'] !== undefined);
+  return $(heading).find('a[href]').first().attr('href') ?? around?.attribs['href'];
+}

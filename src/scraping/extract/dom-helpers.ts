@@ -1,0 +1,211 @@
+// Small pure helpers the extractors share: readable text of a node, absolute links, price fields, item clean-up.
+import { load } from 'cheerio';
+import type { AnyNode, Element } from 'domhandler';
+import { parsePrice } from '../price.js';
+import type { ExtractedItem } from './types.js';
+
+export const MAX_TITLE_CHARS = 500;
+export const MAX_DESCRIPTION_CHARS = 1000;
+
+/** Elements whose text is code or markup, never something a reader sees. */
+const INVISIBLE_TAGS: ReadonlySet<string> = new Set(['script', 'style', 'noscript', 'template', 'head']);
+
+/** Elements that start a new line when rendered; their text must not run into the neighbour's. */
+const BLOCK_TAGS: ReadonlySet<string> = new Set([
+  'address', 'article', 'aside', 'blockquote', 'br', 'dd', 'div', 'dl', 'dt', 'figcaption', 'figure', 'footer',
+  'form', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'hr', 'li', 'main', 'nav', 'ol', 'p', 'pre', 'section',
+  'table', 'td', 'th', 'tr', 'ul',
+]);
+
+/** Collapses every run of whitespace (NBSP included) to one space and trims. */
+export function cleanText(text: string | null | undefined): string {
+  return typeof text === 'string' ? text.replace(/\s+/g, ' ').trim() : '';
+}
+
+/**
+ * Decodes HTML entities in text that skipped the HTML parser (JSON-LD strings often carry "&amp;").
+ * Parsed as the content of <title>, where entities decode but tags stay text; "<" is escaped first
+ * so the text cannot close the element early.
+ */
+export function decodeEntities(text: string): string {
+  if (!/&(?:#\d+|#x[\da-f]+|[a-z][a-z\d]*);?/i.test(text)) return text;
+  return load(`<title>${text.replace(/</g, '&lt;')}</title>`)('title').text();
+}
+
+/** Cuts to `max` UTF-16 units without leaving half a surrogate pair (emoji) at the end. */
+export function truncate(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cut = text.slice(0, max);
+  return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
+}
+
+/**
+ * The text a reader would see in `node`: skips scripts and styles, keeps block elements apart.
+ * Iterative, because hostile pages nest deeply enough to overflow a recursive walk.
+ */
+export function visibleText(node: AnyNode | undefined): string {
+  if (node === undefined) return '';
+  const parts: string[] = [];
+  const stack: Array<AnyNode | string> = [node];
+  while (stack.length > 0) {
+    const current = stack.pop()!;
+    if (typeof current === 'string') {
+      parts.push(current);
+    } else if (current.type === 'text') {
+      parts.push(current.data);
+    } else if (isElement(current) && !INVISIBLE_TAGS.has(current.name)) {
+      const gap = BLOCK_TAGS.has(current.name) ? ' ' : '';
+      stack.push(gap);
+      for (let i = current.children.length - 1; i >= 0; i -= 1) stack.push(current.children[i]!);
+      stack.push(gap);
+    } else if (current.type === 'root' && 'children' in current) {
+      for (let i = current.children.length - 1; i >= 0; i -= 1) stack.push(current.children[i]!);
+    }
+  }
+  return cleanText(parts.join(''));
+}
+
+/** True for element nodes, including <script> and <style> which domhandler types separately. */
+export function isElement(node: AnyNode): node is Element {
+  return node.type === 'tag' || node.type === 'script' || node.type === 'style';
+}
+
+/**
+ * Resolves `href` against `base`; null for empty links, in-page anchors, and anything that is not
+ * http(s) (javascript:, mailto:, data:), since an item's URL must be a page we could fetch.
+ */
+export function absoluteUrl(href: string | null | undefined, base: string): string | null {
+  const trimmed = typeof href === 'string' ? href.trim() : '';
+  if (trimmed === '' || trimmed.startsWith('#')) return null;
+  try {
+    const url = new URL(trimmed, base);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : null;
+  } catch {
+    return null;
+  }
+}
+
+type PriceFields = Pick<ExtractedItem, 'price_text' | 'price' | 'currency'>;
+
+/** Price fields from text as shown on the page ("£51.77", "Free"). */
+export function priceFromText(text: string | null | undefined): PriceFields {
+  const priceText = cleanText(text);
+  if (priceText === '') return { price_text: null, price: null, currency: null };
+  const parsed = parsePrice(priceText);
+  return { price_text: priceText, price: parsed?.amount ?? null, currency: parsed?.currency ?? null };
+}
+
+/**
+ * Price fields from machine-readable data (JSON-LD, microdata, meta tags): an amount given as number
+ * or string, and a currency given separately, which wins over any symbol in the amount.
+ */
+export function priceFromData(amount: unknown, currency: unknown): PriceFields {
+  const declared = isoCode(currency);
+  if (typeof amount === 'number') {
+    const valid = Number.isFinite(amount) && amount >= 0 && amount <= 1e12;
+    return { price_text: String(amount), price: valid ? amount : null, currency: declared };
+  }
+  if (typeof amount !== 'string') return { price_text: null, price: null, currency: declared };
+  const fields = priceFromText(amount);
+  return { ...fields, currency: declared ?? fields.currency };
+}
+
+function isoCode(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  const code = value.trim().toUpperCase();
+  return /^[A-Z]{3}$/.test(code) ? code : null;
+}
+
+/** An item with its text normalised; null when nothing readable is left of the title. */
+export function finishItem(item: ExtractedItem): ExtractedItem | null {
+  const title = truncate(cleanText(item.title), MAX_TITLE_CHARS);
+  if (title === '') return null;
+  const description = truncate(cleanText(item.description), MAX_DESCRIPTION_CHARS);
+  const priceText = cleanText(item.price_text);
+  return {
+    title,
+    price_text: priceText === '' ? null : priceText,
+    price: item.price,
+    currency: item.currency,
+    url: item.url,
+    description: description === '' ? null : description,
+  };
+}
+
+/** Normalises, drops untitled items and removes repeats (same url and title) keeping the first. */
+export function finishItems(items: readonly ExtractedItem[]): ExtractedItem[] {
+  const seen = new Set<string>();
+  const out: ExtractedItem[] = [];
+  for (const raw of items) {
+    const item = finishItem(raw);
+    if (item === null) continue;
+    const key = `${item.url ?? ''}\u0000${item.title}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(item);
+  }
+  return out;
+}
+
+/**
+ * The elements that sit in page furniture (navigation, sidebars, the site's header or footer), whose
+ * links and teasers are never the page's items. An article's own <header>/<footer> is not furniture.
+ * One top-down pass: asking each element about its ancestors would be quadratic on deep pages.
+ */
+export function pageChrome(root: AnyNode): ReadonlySet<Element> {
+  const chrome = new Set<Element>();
+  const stack: Array<{ node: AnyNode; inChrome: boolean; inArticle: boolean }> = [{ node: root, inChrome: false, inArticle: false }];
+  while (stack.length > 0) {
+    const { node, inChrome, inArticle } = stack.pop()!;
+    let isChrome = inChrome;
+    if (isElement(node)) {
+      const role = node.attribs['role'];
+      isChrome ||= node.name === 'nav' || node.name === 'aside' || role === 'navigation' || role === 'complementary';
+      isChrome ||= (node.name === 'header' || node.name === 'footer') && !inArticle;
+      if (isChrome) chrome.add(node);
+    }
+    if ('children' in node) {
+      const childInArticle = inArticle || (isElement(node) && node.name === 'article');
+      for (const child of node.children) stack.push({ node: child, inChrome: isChrome, inArticle: childInArticle });
+    }
+  }
+  return chrome;
+}
+
+/** Number of elements in each element's subtree (itself included), to budget the heuristics' work. */
+export function subtreeSizes(root: AnyNode): ReadonlyMap<Element, number> {
+  const sizes = new Map<Element, number>();
+  const order: Element[] = [];
+  const stack: AnyNode[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (isElement(node)) order.push(node);
+    // A loop, not push(...children): spreading 100k children overflows the argument limit.
+    if ('children' in node) for (const child of node.children) stack.push(child);
+  }
+  // Parents come before children in `order`, so walking it backwards sees every child first.
+  for (let i = order.length - 1; i >= 0; i -= 1) {
+    const el = order[i]!;
+    const size = (sizes.get(el) ?? 0) + 1;
+    sizes.set(el, size);
+    if (el.parent !== null && isElement(el.parent)) sizes.set(el.parent, (sizes.get(el.parent) ?? 0) + size);
+  }
+  return sizes;
+}
+
+/** True when an ancestor of `node` below `stop` (exclusive) passes `test`; stays inside one card or entry. */
+export function hasAncestorWithin(node: AnyNode, stop: AnyNode, test: (el: Element) => boolean): boolean {
+  for (let current = node.parent; current !== null && current !== stop; current = current.parent) {
+    if (isElement(current) && test(current)) return true;
+  }
+  return false;
+}
+
+/** The nearest of `node` and its ancestors below `stop` (inclusive of both) that passes `test`. */
+export function closestWithin(node: Element, stop: AnyNode, test: (el: Element) => boolean): Element | null {
+  for (let current: AnyNode | null = node; current !== null; current = current.parent) {
+    if (isElement(current) && test(current)) return current;
+    if (current === stop) break;
+  }
+  return null;
+}

@@ -1,0 +1,56 @@
+// Extracts items with CSS selectors the caller supplied ({item, title, price, description?, link?}).
+import type { Cheerio, CheerioAPI } from 'cheerio';
+import type { AnyNode, Element } from 'domhandler';
+import { absoluteUrl, isElement, priceFromText, visibleText } from './dom-helpers.js';
+import type { ExtractContext, ExtractedItem, Extractor, Selectors } from './types.js';
+
+export const selectorsExtractor: Extractor = {
+  name: 'selectors',
+  extract({ $, pageUrl, selectors }: ExtractContext): ExtractedItem[] {
+    if (selectors === undefined) return [];
+    const items = tryFind(() => $(selectors.item))?.toArray().filter(isElement) ?? [];
+    return items.map((el) => itemFrom($, $(el), selectors, pageUrl));
+  },
+};
+
+function itemFrom($: CheerioAPI, item: Cheerio<Element>, selectors: Selectors, pageUrl: string): ExtractedItem {
+  const titleEl = first(item, selectors.title);
+  const priceEl = first(item, selectors.price);
+  const descriptionEl = selectors.description ? first(item, selectors.description) : undefined;
+  // Listing pages often truncate visible titles and keep the full one in the title attribute.
+  const title = titleEl?.attr('title')?.trim() || visibleText(titleEl?.get(0));
+  // A price shown as an image or icon may carry its text in `content` (meta-like markup).
+  const priceText = visibleText(priceEl?.get(0)) || priceEl?.attr('content') || null;
+  return {
+    title,
+    ...priceFromText(priceText),
+    url: absoluteUrl(linkHref($, item, titleEl, selectors.link), pageUrl),
+    description: descriptionEl ? visibleText(descriptionEl.get(0)) : null,
+  };
+}
+
+/**
+ * The item's link: the `link` selector if given (its href, or the href of a link inside or around
+ * it), else the link around or inside the title, else the item's first link.
+ */
+function linkHref($: CheerioAPI, item: Cheerio<Element>, titleEl: Cheerio<Element> | undefined, link: string | undefined): string | undefined {
+  const anchor = (el: Cheerio<Element> | undefined): string | undefined =>
+    el === undefined ? undefined : el.attr('href') ?? el.find('a[href]').first().attr('href') ?? el.closest('a[href]').attr('href');
+  if (link) return anchor(first(item, link));
+  return anchor(titleEl) ?? anchor(item.is('a[href]') ? item : item.find('a[href]').first());
+}
+
+function first(item: Cheerio<Element>, selector: string): Cheerio<Element> | undefined {
+  if (selector.trim() === '') return undefined;
+  const found = tryFind(() => item.find(selector).first());
+  return found !== undefined && found.length > 0 ? found : undefined;
+}
+
+/** A caller's selector may be invalid CSS; css-select throws on those, and that means "nothing found". */
+function tryFind<T extends AnyNode>(find: () => Cheerio<T>): Cheerio<T> | undefined {
+  try {
+    return find();
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,41 @@
+// The side-effecting parts of scraping, as interfaces the pipeline receives (real ones in tests too).
+
+export interface FetchedPage {
+  /** Final URL after redirects. */
+  url: string;
+  status: number;
+  contentType: string;
+  html: string;
+}
+
+export interface FetchOptions {
+  /** Per-page timeout; defaults to the fetcher's policy. */
+  timeoutMs?: number;
+  /**
+   * Operator-configured URLs (DEMO_SITE_URL) are trusted: they skip the private-address guard.
+   * User-supplied URLs never are.
+   */
+  trusted?: boolean;
+  signal?: AbortSignal;
+}
+
+/** Fetches HTML pages safely. Throws BlockedTarget, UpstreamFailed or UpstreamTimeout (src/problems.ts). */
+export interface PageFetcher {
+  fetchPage(url: string, options?: FetchOptions): Promise<FetchedPage>;
+  close(): Promise<void>;
+}
+
+export interface RenderOptions {
+  timeoutMs: number;
+  /** CSS selector to wait for before reading the page; otherwise waits for network idle. */
+  waitFor?: string;
+  trusted?: boolean;
+}
+
+/** Renders pages in a headless browser. Throws ServiceUnavailable when no browser can be started. */
+export interface PageRenderer {
+  render(url: string, options: RenderOptions): Promise<FetchedPage>;
+  /** Browser name/version and whether it is running, for /health. */
+  status(): Promise<{ available: boolean; detail: string }>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,430 @@
+// Extraction: each extractor against realistic fixture pages, the order extract() tries them in, and hostile input.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { runInNewContext } from 'node:vm';
+import { load } from 'cheerio';
+import fc from 'fast-check';
+import { extract, extractors } from '../../src/scraping/extract/index.js';
+import { articleListExtractor } from '../../src/scraping/extract/article-list-extractor.js';
+import { booksListingExtractor } from '../../src/scraping/extract/books-listing-extractor.js';
+import { jsonLdExtractor } from '../../src/scraping/extract/jsonld-extractor.js';
+import { microdataExtractor } from '../../src/scraping/extract/microdata-extractor.js';
+import { openGraphExtractor } from '../../src/scraping/extract/opengraph-extractor.js';
+import { productCardsExtractor } from '../../src/scraping/extract/product-cards-extractor.js';
+import type { ExtractedItem, Extractor } from '../../src/scraping/extract/types.js';
+import { catalogueBooks, renderCataloguePage, type CatalogueBook } from '../fixtures/books-catalogue.js';
+
+const SITE = 'http://127.0.0.1:1234';
+
+function fixture(file: string): { html: string; pageUrl: string } {
+  return { html: readFileSync(new URL(`../fixtures/pages/${file}`, import.meta.url), 'utf8'), pageUrl: `${SITE}/pages/${file}` };
+}
+
+/** Runs one extractor alone, as extract() would but without the others. */
+function runAlone(extractor: Extractor, file: string): ExtractedItem[] {
+  const { html, pageUrl } = fixture(file);
+  return extractor.extract({ $: load(html), pageUrl });
+}
+
+function item(fields: Partial<ExtractedItem> & { title: string }): ExtractedItem {
+  return { price_text: null, price: null, currency: null, url: null, description: null, ...fields };
+}
+
+describe('extract() on fixture pages', () => {
+  test('jsonld-product.html: one Product, first offer of the array, price given as a string', () => {
+    const { html, pageUrl } = fixture('jsonld-product.html');
+    assert.deepEqual(extract(html, pageUrl), {
+      extractor: 'json-ld',
+      nextUrl: null,
+      items: [
+        item({
+          title: 'AeroPress Go Travel Coffee Maker – "Compact" Edition',
+          price_text: '39.95',
+          price: 39.95,
+          currency: 'USD',
+          url: `${SITE}/products/aeropress-go`,
+          description: 'A complete coffee press that packs into its own mug.',
+        }),
+      ],
+    });
+  });
+
+  test('jsonld-itemlist.html: ItemList of 3 Products with numeric prices, AggregateOffer and priceSpecification', () => {
+    const { html, pageUrl } = fixture('jsonld-itemlist.html');
+    assert.deepEqual(extract(html, pageUrl), {
+      extractor: 'json-ld',
+      nextUrl: `${SITE}/pages/jsonld-itemlist.html?page=2`,
+      items: [
+        item({ title: 'Keychron Q1 Pro', price_text: '199', price: 199, currency: 'EUR', url: 'https://keyhaus.example/p/keychron-q1-pro', description: '75% wireless, gasket mount.' }),
+        item({ title: 'HHKB Professional Hybrid Type-S', price_text: '289.5', price: 289.5, currency: 'EUR', url: `${SITE}/p/hhkb-hybrid-type-s` }),
+        item({ title: 'Nuphy Air75 V2', price_text: '129.99', price: 129.99, currency: 'EUR', url: `${SITE}/pages/p/nuphy-air75-v2` }),
+      ],
+    });
+  });
+
+  test('jsonld-graph.html: two Products from @graph despite broken blocks before it and an HTML-comment wrapper', () => {
+    const { html, pageUrl } = fixture('jsonld-graph.html');
+    const result = extract(html, pageUrl);
+    assert.equal(result.extractor, 'json-ld');
+    assert.deepEqual(result.items, [
+      item({
+        title: 'Felco 2 Secateurs',
+        price_text: '54.00',
+        price: 54,
+        currency: 'GBP',
+        url: 'https://greenleaf.example/garden-tools/felco-2-secateurs/',
+        description: 'The classic Swiss pruning shear.',
+      }),
+      item({ title: 'Spear & Jackson Digging Spade', price_text: '£32.50', price: 32.5, currency: 'GBP', url: 'https://greenleaf.example/garden-tools/spear-jackson-spade/' }),
+    ]);
+  });
+
+  test('microdata.html: 3 Products with nested offers; a related product inside one is not an item', () => {
+    const { html, pageUrl } = fixture('microdata.html');
+    const result = extract(html, pageUrl);
+    assert.equal(result.extractor, 'microdata');
+    assert.deepEqual(result.items, [
+      item({
+        title: 'Sony WH-1000XM5 Wireless Noise Cancelling',
+        price_text: '$1,299.99',
+        price: 1299.99,
+        currency: 'USD',
+        url: `${SITE}/headphones/sony-wh-1000xm5`,
+        description: 'Industry-leading noise cancellation, 30 hours battery.',
+      }),
+      item({ title: 'Sennheiser HD 660S2', price_text: '549,00', price: 549, currency: 'EUR', url: `${SITE}/headphones/sennheiser-hd-660s2` }),
+      item({ title: 'Koss Porta Pro & Case', price_text: '£39.00', price: 39, currency: 'GBP', url: 'https://sounddepot.example/headphones/koss-porta-pro' }),
+    ]);
+  });
+
+  test('opengraph.html: one product from og:title, product:price:*, relative og:url made absolute', () => {
+    const { html, pageUrl } = fixture('opengraph.html');
+    assert.deepEqual(extract(html, pageUrl), {
+      extractor: 'opengraph',
+      nextUrl: null,
+      items: [
+        item({
+          title: 'Handmade Ceramic Mug "Sea Glass"',
+          price_text: '28.50',
+          price: 28.5,
+          currency: 'GBP',
+          url: `${SITE}/shop/ceramic-mug-sea-glass`,
+          description: 'Wheel-thrown stoneware, 350 ml, glazed in sea-glass green.',
+        }),
+      ],
+    });
+  });
+
+  test('tricky-prices.html: 7 cards in mixed formats; sidebar, header and footer prices are not items', () => {
+    const { html, pageUrl } = fixture('tricky-prices.html');
+    const result = extract(html, pageUrl);
+    assert.equal(result.extractor, 'product-cards');
+    assert.equal(result.nextUrl, `${SITE}/pages/tricky-prices.html?page=2`);
+    const card = (slug: string, title: string, priceText: string, price: number | null, currency: string | null): ExtractedItem =>
+      item({ title, price_text: priceText, price, currency, url: `${SITE}/items/${slug}` });
+    assert.deepEqual(result.items, [
+      card('vintage-camera', 'Leica M3 Vintage Camera', '$1,299.99', 1299.99, 'USD'),
+      card('espresso-machine', 'La Marzocco Linea Micra', '1.299,00 €', 1299, 'EUR'),
+      card('tea-set', 'Tokoname Kyusu Tea Set', '¥3,000', 3000, 'JPY'),
+      card('wool-scarf', 'Merino Wool Scarf', 'USD 45', 45, 'USD'),
+      card('postcard', 'Postcard: Tower Bridge at Dusk', '£0.99', 0.99, 'GBP'),
+      card('catalogue-pdf', 'Printable Catalogue (PDF)', 'Free', null, null),
+      card('zloty-vase', 'Bolesławiec Stoneware Vase', '1 299,99 zł', 1299.99, 'PLN'),
+    ]);
+  });
+
+  test('articles.html: 6 posts with titles, links and summaries; nav headings and sidebar posts are not items', () => {
+    const { html, pageUrl } = fixture('articles.html');
+    const result = extract(html, pageUrl);
+    assert.equal(result.extractor, 'article-list');
+    assert.equal(result.nextUrl, `${SITE}/page/2/`);
+    assert.deepEqual(result.items, [
+      item({ title: 'Mapping the Tides of the Severn Estuary', url: `${SITE}/2024/05/mapping-the-tides/`, description: 'The second-highest tidal range in the world, measured with a borrowed theodolite and a great deal of patience.' }),
+      item({ title: 'Why Ordnance Survey Maps Use Four Typefaces', url: `${SITE}/2024/04/ordnance-survey-fonts/`, description: 'Upright for land, italic for water, and a story about a 1930s committee.' }),
+      item({ title: 'Contour Lines, Hachures & Hill Shading', url: 'https://fieldnotes.example/2024/03/contour-lines/', description: 'Three centuries of trying to draw mountains on flat paper.' }),
+      item({ title: 'The Lost Villages of Salisbury Plain', url: `${SITE}/2024/02/lost-villages/`, description: 'Imber was evacuated in 1943 and never given back; the maps kept it for decades.' }),
+      item({ title: 'GPS vs Paper: a Winter Walk in the Cairngorms', url: `${SITE}/2024/01/gps-vs-paper/`, description: 'One battery died at −12 °C. The paper map did not. Costs: £14.99 for the map, about $400 for the GPS.' }),
+      item({ title: 'Reading Old Town Plans', url: `${SITE}/2023/12/old-town-plans/`, description: 'Burgage plots, market places and the long shadows of medieval property lines.' }),
+    ]);
+  });
+
+  test('broken.html: unclosed tags and stray end tags still yield the 4 cards', () => {
+    const { html, pageUrl } = fixture('broken.html');
+    const result = extract(html, pageUrl);
+    assert.equal(result.extractor, 'product-cards');
+    assert.deepEqual(
+      result.items.map((i) => [i.title, i.price, i.currency, i.url]),
+      [
+        ['Cast-iron skillet, 10"', 24, 'USD', `${SITE}/bin/1`],
+        ['Enamel & steel kettle', 18.5, 'USD', `${SITE}/bin/2`],
+        ['Set of 6 tumblers', 9.99, 'USD', `${SITE}/bin/3`],
+        ['Wooden chopping board', 12, 'USD', `${SITE}/bin/4`],
+      ],
+    );
+  });
+
+  test('script-rendered.html: nothing before scripts run; product-cards finds the 4 cards the script inserts', () => {
+    const { html, pageUrl } = fixture('script-rendered.html');
+    assert.deepEqual(extract(html, pageUrl), { extractor: null, items: [], nextUrl: null });
+
+    const rendered = runInlineScripts(html);
+    const result = extract(rendered, pageUrl);
+    assert.equal(result.extractor, 'product-cards');
+    assert.deepEqual(result.items, [
+      item({ title: 'Lantern, paper (red)', price_text: '£4.50', price: 4.5, currency: 'GBP', url: `${SITE}/pages/item-1.html` }),
+      item({ title: 'Dumplings × 6', price_text: '£6.00', price: 6, currency: 'GBP', url: `${SITE}/pages/item-2.html` }),
+      item({ title: 'Hand-poured candle', price_text: '£12.25', price: 12.25, currency: 'GBP', url: `${SITE}/pages/item-3.html` }),
+      item({ title: 'Vinyl: "Night Drive" LP', price_text: '£19.99', price: 19.99, currency: 'GBP', url: `${SITE}/pages/item-4.html` }),
+    ]);
+  });
+});
+
+/**
+ * What a browser would show after the fixture's inline script ran: executes it in a sandbox with
+ * just the DOM it touches (#app's innerHTML) and a setTimeout that fires at once.
+ */
+function runInlineScripts(html: string): string {
+  const $ = load(html);
+  const app = { innerHTML: '' };
+  for (const script of $('script:not([src])').toArray()) {
+    runInNewContext($(script).text(), {
+      document: { getElementById: (id: string) => (id === 'app' ? app : null) },
+      setTimeout: (callback: () => void) => callback(),
+    });
+  }
+  $('#app').html(app.innerHTML);
+  return $.html();
+}
+
+describe('each extractor alone', () => {
+  test('extractors are tried in the documented order', () => {
+    assert.deepEqual(
+      extractors.map((e) => e.name),
+      ['selectors', 'json-ld', 'microdata', 'opengraph', 'books-listing', 'product-cards', 'article-list'],
+    );
+  });
+
+  test('product-cards does not fire on an article list, whose posts mention prices in their summaries', () => {
+    assert.deepEqual(runAlone(productCardsExtractor, 'articles.html'), []);
+  });
+
+  test('article-list would read a shop as linked headings without prices, which is why it runs last', () => {
+    const items = runAlone(articleListExtractor, 'tricky-prices.html');
+    assert.equal(items.length, 7);
+    assert.ok(items.every((i) => i.price === null && i.url !== null));
+  });
+
+  test('structured-data extractors find nothing on pages without their markup', () => {
+    for (const file of ['tricky-prices.html', 'articles.html', 'broken.html']) {
+      assert.deepEqual(runAlone(jsonLdExtractor, file), [], `json-ld on ${file}`);
+      assert.deepEqual(runAlone(microdataExtractor, file), [], `microdata on ${file}`);
+      assert.deepEqual(runAlone(booksListingExtractor, file), [], `books-listing on ${file}`);
+    }
+    // articles.html has og:type "website": OpenGraph must not turn a blog into a product.
+    assert.deepEqual(runAlone(openGraphExtractor, 'articles.html'), []);
+  });
+
+  test('product-cards also finds the books layout (books-listing just gets there first)', () => {
+    const html = renderCataloguePage(1)!;
+    const items = productCardsExtractor.extract({ $: load(html), pageUrl: `${SITE}/` });
+    assert.deepEqual(
+      items.map((i) => [i.title, i.price]),
+      catalogueBooks().slice(0, 20).map((b) => [b.title, b.price]),
+    );
+  });
+
+  test('a page with both JSON-LD and visible cards is read from JSON-LD', () => {
+    const { html, pageUrl } = fixture('jsonld-product.html');
+    assert.equal(runAlone(productCardsExtractor, 'jsonld-product.html').length, 2);
+    assert.equal(extract(html, pageUrl).extractor, 'json-ld');
+  });
+});
+
+describe('selectors extractor', () => {
+  const { html, pageUrl } = fixture('tricky-prices.html');
+
+  test('caller selectors win over every other method, link resolved against the page', () => {
+    const result = extract(html, pageUrl, { item: '.product-card', title: 'h3', price: '.special-price, .price', link: 'a.thumb' });
+    assert.equal(result.extractor, 'selectors');
+    assert.equal(result.items.length, 7);
+    assert.deepEqual(result.items[0], item({ title: 'Leica M3 Vintage Camera', price_text: '$1,299.99', price: 1299.99, currency: 'USD', url: `${SITE}/items/vintage-camera` }));
+  });
+
+  test('the title comes from the title attribute when there is one', () => {
+    const result = extract(renderCataloguePage(1)!, `${SITE}/`, { item: 'article.product_pod', title: 'h3 a', price: '.price_color' });
+    assert.equal(result.extractor, 'selectors');
+    assert.deepEqual(
+      result.items.map((i) => i.title),
+      catalogueBooks().slice(0, 20).map((b) => b.title),
+    );
+  });
+
+  test('description selector, and link defaulting to the title link', () => {
+    const result = extract(fixture('articles.html').html, fixture('articles.html').pageUrl, {
+      item: 'main article',
+      title: '.entry-title',
+      price: '.none',
+      description: '.summary',
+    });
+    assert.equal(result.extractor, 'selectors');
+    assert.deepEqual(result.items[0], item({ title: 'Mapping the Tides of the Severn Estuary', url: `${SITE}/2024/05/mapping-the-tides/`, description: 'The second-highest tidal range in the world, measured with a borrowed theodolite and a great deal of patience.' }));
+  });
+
+  test('invalid or non-matching selectors fall through to the other extractors', () => {
+    assert.equal(extract(html, pageUrl, { item: '!!not css((', title: 'h3', price: '.price' }).extractor, 'product-cards');
+    assert.equal(extract(html, pageUrl, { item: '.no-such-card', title: 'h3', price: '.price' }).extractor, 'product-cards');
+    assert.equal(extract(html, pageUrl, { item: '.product-card', title: '[[', price: '.price' }).extractor, 'product-cards');
+  });
+});
+
+describe('JSON-LD details', () => {
+  const page = (...blocks: string[]): string =>
+    `<html><head>${blocks.map((b) => `<script type="application/ld+json">${b}</script>`).join('')}</head><body></body></html>`;
+
+  test('a block with trailing commas is repaired; a block that is not JSON is skipped alone', () => {
+    const result = extract(
+      page('{"@type": "Product", "name": "A", "offers": {"price": 1, "priceCurrency": "usd",},}', '{oops', '[{"@type":"Product","name":"B"}]'),
+      `${SITE}/x`,
+    );
+    assert.deepEqual(result.items.map((i) => [i.title, i.price, i.currency]), [['A', 1, 'USD'], ['B', null, null]]);
+  });
+
+  test('ItemList entries that are only url + name become items without price', () => {
+    const list = { '@type': 'ItemList', itemListElement: [{ '@type': 'ListItem', position: 1, url: '/a', name: 'First' }, { '@type': 'ListItem', item: '/b', name: 'Second' }] };
+    assert.deepEqual(extract(page(JSON.stringify(list)), `${SITE}/list/`).items, [
+      item({ title: 'First', url: `${SITE}/a` }),
+      item({ title: 'Second', url: `${SITE}/b` }),
+    ]);
+  });
+
+  test('an Offer with itemOffered, and prices that are negative or absurd, are handled', () => {
+    const offers = [
+      { '@type': 'Offer', price: '9.99', priceCurrency: 'GBP', itemOffered: { '@type': 'Product', name: 'Offered' } },
+      { '@type': 'Product', name: 'Negative', offers: { price: -3 } },
+      { '@type': 'Product', name: 'Absurd', offers: { price: 1e300 } },
+    ];
+    assert.deepEqual(
+      extract(page(JSON.stringify(offers)), `${SITE}/`).items.map((i) => [i.title, i.price, i.currency]),
+      [['Offered', 9.99, 'GBP'], ['Negative', null, null], ['Absurd', null, null]],
+    );
+  });
+});
+
+describe('normalisation and next links', () => {
+  test('whitespace collapses, long titles are capped at 500, empty titles are dropped, repeats removed', () => {
+    const long = 'x'.repeat(800);
+    const html = `<ul>
+      <li class="c"><h3><a href="/1">  Spaced \n\t out&nbsp;title </a></h3><span class="price">£1.00</span></li>
+      <li class="c"><h3><a href="/1">Spaced out title</a></h3><span class="price">£1.00</span></li>
+      <li class="c"><h3><a href="/2">${long}</a></h3><span class="price">£2.00</span></li>
+      <li class="c"><h3><a href="/3">   </a></h3><span class="price">£3.00</span></li>
+    </ul>`;
+    const result = extract(html, `${SITE}/`);
+    assert.equal(result.extractor, 'product-cards');
+    assert.deepEqual(result.items.map((i) => [i.title.length > 100 ? i.title.length : i.title, i.url]), [
+      ['Spaced out title', `${SITE}/1`],
+      [500, `${SITE}/2`],
+    ]);
+  });
+
+  const next = (body: string, pageUrl = `${SITE}/list/page-1.html`): string | null => extract(`<html><head></head><body>${body}</body></html>`, pageUrl).nextUrl;
+
+  test('next link from li.next, a[rel~=next] and link[rel~=next], made absolute', () => {
+    assert.equal(next('<ul class="pager"><li class="next"><a href="page-2.html">next</a></li></ul>'), `${SITE}/list/page-2.html`);
+    assert.equal(next('<a rel="nofollow next" href="/list?p=2">More</a>'), `${SITE}/list?p=2`);
+    assert.equal(extract('<html><head><link rel="next" href="https://other.example/p3"></head></html>', `${SITE}/`).nextUrl, 'https://other.example/p3');
+  });
+
+  test('next link is never the page itself nor a non-http URL', () => {
+    assert.equal(next('<li class="next"><a href="page-1.html#top">next</a></li>'), null);
+    assert.equal(next('<a rel="next" href="javascript:void(0)">next</a>'), null);
+    assert.equal(next('<a rel="next" href="mailto:me@example.com">next</a>'), null);
+    assert.equal(next('<li class="next"><a href="#">next</a></li>'), null);
+    assert.equal(next('<li class="next"><a href="">next</a></li><a rel="next" href="page-3.html">3</a>'), `${SITE}/list/page-3.html`);
+  });
+});
+
+describe('hostile input', () => {
+  test('empty, binary and truncated documents give no items and do not throw', () => {
+    for (const html of ['', '\u0000\u0001\uFFFD\uD800', '<', '<html><body><div class="card"><h3>T', '<script type="application/ld+json">{"@graph": [[[[[[', 'x'.repeat(100_000)]) {
+      const result = extract(html, `${SITE}/`);
+      assert.equal(result.extractor, null);
+    }
+  });
+
+  test('an invalid pageUrl still extracts, with relative links left null', () => {
+    const result = extract(renderCataloguePage(1)!, 'not a url');
+    assert.equal(result.extractor, 'books-listing');
+    assert.equal(result.items[0]?.url, null);
+    assert.equal(result.nextUrl, null);
+  });
+
+  test('deeply nested markup does not overflow the stack', () => {
+    const depth = 20_000;
+    const html = `${'<div>'.repeat(depth)}<h3><a href="/a">A</a></h3><span class="price">£1</span>${'</div>'.repeat(depth)}`;
+    assert.doesNotThrow(() => extract(html, `${SITE}/`));
+  });
+
+  test('random HTML-ish strings never throw', () => {
+    const piece = fc.oneof(
+      fc.constantFrom('<div class="card">', '</div>', '<h3>', '</h3>', '<a href="/x">', '<a href=', '</a>', '<span class="price">', '$1,299.99', '£0.99',
+        '<article>', '<script type="application/ld+json">', '{"@type":"Product","name":', '</script>', '<li class="next">', '<meta property="og:type" content="product">',
+        '<div itemscope itemtype="https://schema.org/Product">', '<span itemprop="name">', '<!--', '-->', '&amp;', '&#x', '<![CDATA[', '\u0000'),
+      fc.string({ unit: 'binary', maxLength: 20 }),
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 60 }), fc.webUrl(), (pieces, pageUrl) => {
+        const result = extract(pieces.join(''), pageUrl);
+        return Array.isArray(result.items) && result.items.every((i) => i.title.length > 0 && i.title.length <= 500);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('books catalogue fixture', () => {
+  const books = catalogueBooks();
+  const expected = (slice: CatalogueBook[]): ExtractedItem[] =>
+    slice.map((b) => item({ title: b.title, price_text: b.priceText, price: b.price, currency: b.currency, url: new URL(b.detailPath, `${SITE}/`).href }));
+
+  test('page 1 (served at the root) extracts to the first 20 books with books-listing and links to page 2', () => {
+    const result = extract(renderCataloguePage(1)!, `${SITE}/`);
+    assert.deepEqual(result, { extractor: 'books-listing', items: expected(books.slice(0, 20)), nextUrl: `${SITE}/catalogue/page-2.html` });
+  });
+
+  test('page 2 (served under catalogue/) extracts to books 21-40 with absolute detail URLs and links to page 3', () => {
+    const result = extract(renderCataloguePage(2)!, `${SITE}/catalogue/page-2.html`);
+    assert.deepEqual(result, { extractor: 'books-listing', items: expected(books.slice(20, 40)), nextUrl: `${SITE}/catalogue/page-3.html` });
+  });
+
+  test('the last page has no next link; pages out of range are null', () => {
+    assert.equal(extract(renderCataloguePage(3)!, `${SITE}/catalogue/page-3.html`).nextUrl, null);
+    assert.equal(renderCataloguePage(0), null);
+    assert.equal(renderCataloguePage(4), null);
+    assert.equal(renderCataloguePage(2, { pages: 2, perPage: 5 })?.includes('class="next"'), false);
+  });
+
+  test('titles are hard: entities, non-ASCII, emoji, > 200 chars with the visible text truncated; prices £10.00-£59.99', () => {
+    const titles = books.map((b) => b.title);
+    assert.ok(titles.some((t) => t.includes('&') && t.includes("'") && t.includes('"')));
+    assert.ok(titles.includes('Escaping &amp; Entities: A Field Guide'), 'a literal "&amp;" must survive without double decoding');
+    assert.ok(titles.some((t) => /[éü]/.test(t)) && titles.some((t) => /日本語/.test(t)) && titles.some((t) => /\p{Extended_Pictographic}/u.test(t)));
+    const long = titles.find((t) => t.length > 200)!;
+    const $ = load(renderCataloguePage(1)!);
+    const link = $('h3 a').filter((_, el) => $(el).attr('title') === long);
+    assert.match(link.text(), /^.{40,50}\.\.\.$/u);
+    assert.ok(books.every((b) => b.price >= 10 && b.price <= 59.99 && b.priceText === `£${b.price.toFixed(2)}`));
+    assert.deepEqual(catalogueBooks(), books, 'deterministic');
+    assert.equal(catalogueBooks({ pages: 5, perPage: 7 }).length, 35);
+  });
+
+  test('the page has the real site furniture: category sidebar, star ratings, availability', () => {
+    const $ = load(renderCataloguePage(2)!);
+    assert.ok($('aside.sidebar .side_categories a').length > 5);
+    assert.equal($('p.star-rating').length, 20);
+    assert.equal($('p.instock.availability').length, 20);
+    assert.equal($('li.previous a').attr('href'), 'page-1.html');
+    assert.equal($('article.product_pod h3 a').first().attr('href'), books[20]!.detailPath.replace(/^catalogue\//, ''));
+  });
+});

@@ -1,0 +1,226 @@
+// POST /scrape and the scrape logs, end to end against the local fixture site and real Chromium.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { App } from '../../src/http/base-app.js';
+import { catalogueBooks } from '../fixtures/books-catalogue.js';
+import { startFixtureSite, type FixtureSite } from '../fixtures/site.js';
+import { backends, mainAppOn, warnIfNoPostgres } from '../helpers.js';
+
+warnIfNoPostgres();
+
+interface Product {
+  id: number;
+  title: string;
+  price: number | null;
+  currency: string | null;
+  source_url: string | null;
+}
+
+for (const backend of backends()) {
+  describe(`POST /scrape on ${backend.name}`, () => {
+    let site: FixtureSite;
+    let app: App;
+    let strict: App;
+    const closers: Array<() => Promise<void>> = [];
+    const later = { after: (fn: () => Promise<void>) => closers.push(fn) };
+
+    before(async () => {
+      site = await startFixtureSite();
+      const db = await backend.open();
+      closers.push(() => db.close(), () => site.close());
+      const demo = { DEMO_SITE_URL: `${site.url}books/` };
+      app = await mainAppOn(db, later, { ...demo, SCRAPE_ALLOW_PRIVATE_NETWORKS: 'true' });
+      strict = await mainAppOn(db, later, demo);
+    });
+    after(async () => {
+      for (const close of closers.reverse()) await close();
+    });
+
+    const scrape = (body: unknown, on: App = app) => on.inject({ method: 'POST', url: '/scrape', payload: body as object });
+    const logOf = async (id: string) => (await app.inject({ url: `/scrape-logs/${id}` })).json();
+    const latestLog = async () => (await app.inject({ url: '/scrape-logs?limit=1' })).json()[0];
+
+    test('POST /scrape with {} stores the 20 demo books and one log', async () => {
+      const res = await scrape({});
+      assert.equal(res.statusCode, 200, res.body);
+      const result = res.json();
+      const expected = catalogueBooks().slice(0, 20);
+      assert.equal(result.mode, 'demo');
+      assert.equal(result.source_url, `${site.url}books/`);
+      assert.equal(result.extractor, 'books-listing');
+      assert.deepEqual([result.pages, result.count, result.created, result.updated], [1, 20, 20, 0]);
+      assert.deepEqual(
+        result.products.map((p: Product) => [p.title, p.price, p.currency, p.source_url]),
+        expected.map((b) => [b.title, b.price, 'GBP', `${site.url}books/${b.detailPath}`]),
+      );
+      const log = await logOf(result.log_id);
+      assert.equal(log.status, 'succeeded');
+      assert.equal(log.count, 20);
+      assert.equal(log.products.length, 20);
+      assert.equal(log.products[0].price_text, expected[0]!.priceText);
+      assert.equal(log.source_url, `${site.url}books/`);
+      const listed = await app.inject({ url: `/products?source_url=${encodeURIComponent(result.products[3].source_url)}` });
+      assert.deepEqual(listed.json().map((p: Product) => p.title), [expected[3]!.title], 'scraped products are served by GET /products');
+    });
+
+    test('running the demo again updates the same 20 products instead of duplicating them', async () => {
+      const before = Number((await app.inject({ url: '/products?limit=1' })).headers['x-total-count']);
+      const res = await scrape({});
+      assert.deepEqual([res.json().created, res.json().updated, res.json().count], [0, 20, 20]);
+      const after = Number((await app.inject({ url: '/products?limit=1' })).headers['x-total-count']);
+      assert.equal(after, before);
+    });
+
+    test('a bodiless POST /scrape runs the demo too', async () => {
+      const res = await app.inject({ method: 'POST', url: '/scrape' });
+      assert.equal(res.statusCode, 200, res.body);
+      assert.equal(res.json().mode, 'demo');
+    });
+
+    test('max_pages follows the pager across the catalogue', async () => {
+      const res = await scrape({ max_pages: 5 });
+      const result = res.json();
+      assert.equal(result.pages, 3, 'the catalogue has 3 pages; the crawl stops at the last');
+      assert.equal(result.count, 60);
+      assert.deepEqual(
+        result.products.map((p: Product) => p.title),
+        catalogueBooks().map((b) => b.title),
+      );
+    });
+
+    test('static mode finds what each fixture page holds, naming the extractor', async () => {
+      const cases: Array<[string, string, number]> = [
+        ['jsonld-product.html', 'json-ld', 1],
+        ['jsonld-itemlist.html', 'json-ld', 3],
+        ['jsonld-graph.html', 'json-ld', 2],
+        ['microdata.html', 'microdata', 3],
+        ['opengraph.html', 'opengraph', 1],
+        ['tricky-prices.html', 'product-cards', 6],
+        ['articles.html', 'article-list', 5],
+      ];
+      for (const [file, extractor, atLeast] of cases) {
+        const res = await scrape({ url: `${site.url}pages/${file}` });
+        assert.equal(res.statusCode, 200, `${file}: ${res.body}`);
+        const result = res.json();
+        assert.equal(result.mode, 'static');
+        assert.equal(result.extractor, extractor, file);
+        assert.ok(result.count >= atLeast, `${file}: ${result.count} < ${atLeast}`);
+      }
+    });
+
+    test('articles are stored with a null price', async () => {
+      const res = await scrape({ url: `${site.url}pages/articles.html` });
+      const products = res.json().products as Product[];
+      assert.ok(products.every((p) => p.price === null && p.title.length > 0 && p.source_url?.startsWith('http')));
+    });
+
+    test('user selectors come first', async () => {
+      const res = await scrape({
+        url: `${site.url}books/`,
+        selectors: { item: 'article.product_pod', title: 'h3 a', price: 'p.price_color', link: 'h3 a' },
+      });
+      assert.equal(res.json().extractor, 'selectors');
+      assert.equal(res.json().count, 20);
+    });
+
+    test('a page with no products is a 200 with count 0, and logged', async () => {
+      const res = await scrape({ url: `${site.url}pages/script-rendered.html` });
+      assert.equal(res.statusCode, 200, res.body);
+      assert.deepEqual([res.json().count, res.json().extractor], [0, null]);
+      assert.equal((await logOf(res.json().log_id)).status, 'succeeded');
+    });
+
+    test('dynamic mode runs the page scripts and finds the cards static mode cannot', async () => {
+      const res = await scrape({ url: `${site.url}pages/script-rendered.html`, use_selenium: true, wait_for: '.card' });
+      assert.equal(res.statusCode, 200, res.body);
+      assert.equal(res.json().mode, 'dynamic');
+      assert.equal(res.json().count, 4);
+      assert.equal(res.json().extractor, 'product-cards');
+      assert.equal((await logOf(res.json().log_id)).renderer, 'browser');
+    });
+
+    test('use_selenium without url runs the demo through the browser', async () => {
+      const res = await scrape({ use_selenium: true });
+      assert.equal(res.statusCode, 200, res.body);
+      assert.equal(res.json().mode, 'demo');
+      assert.equal(res.json().count, 20);
+      assert.equal((await logOf(res.json().log_id)).renderer, 'browser');
+    });
+
+    // [name, body, status, run on the app that refuses private addresses]
+    const failures: Array<[string, object, number, boolean?]> = [
+      ['upstream 404', { url: '/status/404' }, 502],
+      ['upstream 500', { url: '/status/500' }, 502],
+      ['not HTML', { url: '/binary' }, 502],
+      ['JSON', { url: '/json' }, 502],
+      ['oversize', { url: '/huge' }, 502],
+      ['redirect loop', { url: '/redirect-loop' }, 502],
+      ['timeout', { url: '/slow', timeout_ms: 300 }, 504],
+      ['redirect to the metadata address', { url: '/redirect-to-metadata' }, 422, true],
+      ['redirect to file:', { url: '/redirect-to-file' }, 422],
+      ['robots.txt disallows', { url: '/private/page.html' }, 422],
+      ['loopback without SCRAPE_ALLOW_PRIVATE_NETWORKS', { url: '/pages/articles.html' }, 422, true],
+      ['dynamic 404', { url: '/status/404', use_selenium: true }, 502],
+    ];
+    for (const [name, body, status, refusesPrivate] of failures) {
+      test(`a failed scrape (${name}) answers ${status} and still leaves its log`, async () => {
+        const on = refusesPrivate ? strict : app;
+        const url = `${site.url}${(body as { url: string }).url.slice(1)}`;
+        const res = await scrape({ ...body, url }, on);
+        assert.equal(res.statusCode, status, res.body);
+        assert.match(String(res.headers['content-type']), /problem\+json/);
+        const log = await latestLog();
+        assert.equal(log.status, 'failed');
+        assert.equal(log.source_url, url);
+        assert.equal(log.error.status, status);
+        assert.equal(log.count, 0);
+      });
+    }
+
+    test('blocked and invalid targets: 422 without contacting anything', async () => {
+      const before = site.hits.get('/pages/articles.html') ?? 0;
+      for (const url of ['ftp://127.0.0.1/x', 'file:///etc/passwd', 'http://169.254.169.254/', `http://2130706433:${new URL(site.url).port}/pages/articles.html`, 'not a url']) {
+        const res = await scrape({ url }, strict);
+        assert.equal(res.statusCode, 422, `${url}: ${res.body}`);
+      }
+      assert.equal(site.hits.get('/pages/articles.html') ?? 0, before);
+    });
+
+    test('bad scrape bodies get 422 naming the field', async () => {
+      const cases: Array<[object, string]> = [
+        [{ use_selenium: 'yes' }, '/body/use_selenium'],
+        [{ max_pages: 0 }, '/body/max_pages'],
+        [{ max_pages: 101 }, '/body/max_pages'],
+        [{ url: 42 }, '/body/url'],
+        [{ colour: 1 }, '/body/colour'],
+        [{ url: `${site.url}books/`, selectors: { item: '[[[', title: 'h3', price: 'p' } }, '/body/selectors/item'],
+        [{ url: `${site.url}books/`, selectors: { item: 'a' } }, '/body/selectors/title'],
+        [{ timeout_ms: 5 }, '/body/timeout_ms'],
+      ];
+      for (const [body, path] of cases) {
+        const res = await scrape(body);
+        assert.equal(res.statusCode, 422, `${JSON.stringify(body)}: ${res.body}`);
+        assert.ok(res.json().errors.some((e: { path: string }) => e.path === path), `${JSON.stringify(body)} names ${path}: ${res.body}`);
+      }
+    });
+
+    test('GET /scrape-logs lists newest first, filters, counts and finds one', async () => {
+      const all = await app.inject({ url: '/scrape-logs?limit=500' });
+      assert.equal(all.statusCode, 200);
+      const logs = all.json();
+      assert.equal(Number(all.headers['x-total-count']), logs.length);
+      const times = logs.map((l: { started_at: string }) => l.started_at);
+      assert.deepEqual(times, [...times].sort().reverse());
+      const failed = await app.inject({ url: '/scrape-logs?status=failed' });
+      assert.ok(failed.json().length > 0);
+      assert.ok(failed.json().every((l: { status: string }) => l.status === 'failed'));
+      const demo = await app.inject({ url: `/scrape-logs?source_url=${encodeURIComponent(`${site.url}books/`)}&limit=2` });
+      assert.equal(demo.json().length, 2);
+      const one = await app.inject({ url: `/scrape-logs/${logs[0].id}` });
+      assert.deepEqual(one.json(), logs[0]);
+      assert.equal((await app.inject({ url: '/scrape-logs/00000000-0000-4000-8000-000000000000' })).statusCode, 404);
+      assert.equal((await app.inject({ url: '/scrape-logs/not-a-uuid' })).statusCode, 422);
+      assert.equal((await app.inject({ url: '/scrape-logs?limit=501' })).statusCode, 422);
+    });
+  });
+}
