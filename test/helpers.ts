@@ -1,8 +1,12 @@
 // Test helpers: the database backends to run against, and apps built on them.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import { createPgliteDatabase, createPostgresDatabase, type Database } from '../src/db/database.js';
 import { migrate } from '../src/db/migrate.js';
+import { migrations } from '../src/db/migrations.js';
 import { loadConfig } from '../src/config.js';
 import { buildMainApp } from '../src/main/app.js';
 import { createScraping } from '../src/main/compose.js';
@@ -32,9 +36,22 @@ export function warnIfNoPostgres(): void {
   }
 }
 
+/**
+ * An in-memory PGlite, started from a migrated snapshot cached in the temp directory: initdb takes
+ * seconds, loading a snapshot a fraction of that. The snapshot's name covers the schema version.
+ */
 async function openPglite(): Promise<Database> {
+  const schema = createHash('sha256').update(JSON.stringify(migrations)).digest('hex').slice(0, 12);
+  const snapshot = join(tmpdir(), `data-aggregator-pglite-${schema}.tar`);
+  if (existsSync(snapshot)) {
+    return createPgliteDatabase(undefined, { loadDataDir: new Blob([readFileSync(snapshot)]) });
+  }
   const db = await createPgliteDatabase();
   await migrate(db);
+  const dump = await db.dumpDataDir();
+  const partial = `${snapshot}.${process.pid}`;
+  writeFileSync(partial, Buffer.from(await dump.arrayBuffer()));
+  renameSync(partial, snapshot); // atomic: parallel test files never read half a snapshot
   return db;
 }
 

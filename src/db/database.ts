@@ -142,11 +142,17 @@ export function createPostgresDatabase(connectionString: string, options: Postgr
  * Embedded PostgreSQL (WASM). `dataDir` undefined keeps it in memory (tests); otherwise the files
  * live there and a lock file makes a second process fail fast instead of corrupting them.
  */
-export async function createPgliteDatabase(dataDir?: string): Promise<Database> {
+export interface PgliteDatabase extends Database {
+  /** The whole data directory as a tarball, loadable with `loadDataDir` (test snapshots). */
+  dumpDataDir(): Promise<Blob>;
+}
+
+export async function createPgliteDatabase(dataDir?: string, options: { loadDataDir?: Blob } = {}): Promise<PgliteDatabase> {
   let release: (() => void) | undefined;
   let db: PGlite;
   if (dataDir === undefined) {
-    db = new PGlite();
+    // A snapshot (dumpDataDir) skips initdb, which is most of PGlite's start-up time.
+    db = options.loadDataDir === undefined ? new PGlite() : new PGlite({ loadDataDir: options.loadDataDir });
   } else {
     mkdirSync(dataDir, { recursive: true });
     release = acquireDirLock(join(dataDir, 'pglite.lock'));
@@ -180,6 +186,7 @@ export async function createPgliteDatabase(dataDir?: string): Promise<Database> 
   return {
     backend: 'pglite',
     ...wrap(db),
+    dumpDataDir: () => db.dumpDataDir('none'),
     async transaction(fn) {
       try {
         return await db.transaction((tx) => fn(wrap(tx)));

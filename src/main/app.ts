@@ -2,6 +2,8 @@
 import { Type } from 'typebox';
 import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
+import type { PostsClient } from '../external-posts/posts-client.js';
+import { postsRoutes } from '../external-posts/posts-routes.js';
 import { createBaseApp, type App } from '../http/base-app.js';
 import { Check, type CheckResult, collectEndpoints, healthSchema, packageVersion, timedCheck, welcomeRoute } from '../http/meta-routes.js';
 import { productRoutes } from '../products/product-routes.js';
@@ -19,6 +21,7 @@ export interface MainDeps {
   logs: LogStore;
   scraper: Scraper;
   renderer: Pick<PageRenderer, 'status'>;
+  posts: PostsClient;
 }
 
 const NAME = 'data-aggregator';
@@ -41,6 +44,7 @@ export async function buildMainApp(deps: MainDeps): Promise<App> {
       { name: 'meta', description: 'Welcome and health' },
       { name: 'products', description: 'Products in the relational store' },
       { name: 'scraping', description: 'Scrape runs and their log documents' },
+      { name: 'external', description: 'The placeholder posts API, cached' },
     ],
   });
   const endpoints = collectEndpoints(app);
@@ -73,6 +77,7 @@ export async function buildMainApp(deps: MainDeps): Promise<App> {
   productRoutes(app, deps.products);
   scrapeRoutes(app, deps.scraper);
   logRoutes(app, deps.logs);
+  postsRoutes(app, deps.posts);
   return app;
 }
 
