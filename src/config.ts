@@ -30,6 +30,8 @@ export interface Config {
   proxyTimeoutMs: number;
   scrapeAllowPrivateNetworks: boolean;
   chromiumPath: string | undefined;
+  /** PATH, searched for a browser when CHROMIUM_PATH and the usual install paths have none. */
+  executableSearchPath: string;
   logLevel: string;
   /** Fastify `requestTimeout`: a request must be fully received within this. */
   requestTimeoutMs: number;
@@ -107,6 +109,7 @@ export function loadConfig(env: Env = process.env): Config {
     proxyTimeoutMs: int(env, 'PROXY_TIMEOUT_MS', 10_000, 100, 120_000),
     scrapeAllowPrivateNetworks: bool(env, 'SCRAPE_ALLOW_PRIVATE_NETWORKS', false),
     chromiumPath: str(env, 'CHROMIUM_PATH'),
+    executableSearchPath: env.PATH ?? '',
     logLevel,
     requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 120_000, 1_000, 3_600_000),
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1_048_576, 1_024, 104_857_600),

@@ -1,8 +1,9 @@
-// Builds the scraping side of the main service from the configuration (the composition root).
+// Builds the scraping side and the external posts client of the main service from the configuration (the composition root).
 import type { Config } from '../config.js';
+import { createPostsClient, type PostsClient } from '../external-posts/posts-client.js';
 import type { ProductStore } from '../products/product-store.js';
 import type { LogStore } from '../scrape-logs/log-store.js';
-import { assertPublicUrl } from '../scraping/address-guard.js';
+import { assertPublicUrl, createGuardedLookup } from '../scraping/address-guard.js';
 import { createBrowserRenderer, findChromium, type BrowserRenderer } from '../scraping/browser.js';
 import { createSafeFetcher } from '../scraping/safe-fetch.js';
 import { createScraper, type Scraper } from '../scraping/scrape-pipeline.js';
@@ -20,7 +21,7 @@ export interface Scraping {
 }
 
 export function createScraping(
-  config: Pick<Config, 'scrape' | 'scrapeAllowPrivateNetworks' | 'chromiumPath' | 'demoSiteUrl'>,
+  config: Pick<Config, 'scrape' | 'scrapeAllowPrivateNetworks' | 'chromiumPath' | 'executableSearchPath' | 'demoSiteUrl'>,
   stores: { products: ProductStore; logs: LogStore },
   logger?: Logger,
 ): Scraping {
@@ -30,12 +31,14 @@ export function createScraping(
     logger ? { logger: { warn: (details, message) => logger.warn(details, message) } } : {},
   );
   const renderer = createBrowserRenderer({
-    executablePath: findChromium(config.chromiumPath),
+    executablePath: findChromium(config.chromiumPath, config.executableSearchPath),
     // Every request the page makes passes the same address policy as static fetches.
     guardRequest: (url) => assertPublicUrl(url, allowPrivate).then(
       () => true,
       () => false,
     ),
+    // ...and the proxy dials the very addresses it checked, so DNS cannot answer differently at connect time.
+    connectLookup: createGuardedLookup({ allowPrivate }),
     userAgent: config.scrape.userAgent,
     maxConcurrentPages: config.scrape.globalConcurrency,
     ...(logger ? { logger } : {}),
@@ -57,4 +60,15 @@ export function createScraping(
       await Promise.allSettled([fetcher.close(), renderer.close()]);
     },
   };
+}
+
+/** The cached client for the external posts API the configuration names. */
+export function createExternalPosts(
+  config: Pick<Config, 'externalPostsUrl' | 'externalPostsTimeoutMs' | 'externalPostsCacheTtlMs'>,
+): PostsClient {
+  return createPostsClient({
+    url: config.externalPostsUrl,
+    timeoutMs: config.externalPostsTimeoutMs,
+    cacheTtlMs: config.externalPostsCacheTtlMs,
+  });
 }

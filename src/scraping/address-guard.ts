@@ -1,6 +1,6 @@
 // SSRF guard: which URLs and IP addresses a scrape may contact, enforced again at connect time.
 import { lookup } from 'node:dns/promises';
-import { isIP, type Socket } from 'node:net';
+import { isIP, type LookupFunction, type Socket } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { Agent, buildConnector } from 'undici';
 import { BlockedTarget, HttpProblem, UpstreamFailed } from '../problems.js';
@@ -126,6 +126,41 @@ export function createGuardedAgent(options: GuardedAgentOptions): Agent {
     );
   };
   return new Agent({ connect });
+}
+
+export interface GuardedLookupOptions extends GuardOptions {
+  allowPrivate: boolean;
+}
+
+/**
+ * A `lookup` for `net.connect` / `http.request` that resolves the host once, refuses it (BlockedTarget)
+ * when ANY address is blocked, and hands back exactly the checked addresses, so the socket dials what
+ * was vetted: the same rebinding defence as `createGuardedAgent`, for code that dials with Node's net.
+ * Node skips `lookup` for IP literals, so those must be judged before dialling (`assertAllowedUrl`).
+ */
+export function createGuardedLookup(options: GuardedLookupOptions): LookupFunction {
+  const isBlocked = options.isBlocked ?? isBlockedAddress;
+  const resolve = options.resolve ?? resolveAll;
+  return (hostname, lookupOptions, callback) => {
+    resolveAllowed(normaliseHost(hostname), options.allowPrivate, isBlocked, resolve).then(
+      (addresses) => {
+        const wanted = lookupOptions.family === 'IPv4' ? 4 : lookupOptions.family === 'IPv6' ? 6 : (lookupOptions.family ?? 0);
+        const answers = addresses
+          .map((address) => ({ address, family: isIP(address) }))
+          .filter((answer) => wanted === 0 || answer.family === wanted);
+        const first = answers[0];
+        if (first === undefined) {
+          callback(Object.assign(new Error(`Host ${hostname} has no IPv${wanted} address.`), { code: 'ENOTFOUND' }), '');
+        } else if (lookupOptions.all === true) {
+          // Node asks for every address when it races IPv4 and IPv6 (autoSelectFamily, on by default).
+          callback(null, answers);
+        } else {
+          callback(null, first.address, first.family);
+        }
+      },
+      (error: unknown) => callback(error instanceof Error ? error : new Error(String(error)), ''),
+    );
+  };
 }
 
 /** Resolves `hostname` (or takes the IP literal as is) and refuses if any answer is blocked. */

@@ -1,12 +1,12 @@
 // Headless Chromium as a PageRenderer: one lazily started browser, a fresh context per render, every request guarded.
 import { accessSync, constants as fsConstants, statSync } from 'node:fs';
-import http from 'node:http';
-import net from 'node:net';
+import type { LookupFunction } from 'node:net';
 import path from 'node:path';
-import type { Duplex } from 'node:stream';
 import { chromium, errors as playwrightErrors } from 'playwright-core';
 import type { Browser, BrowserContext, BrowserServer, Page, Response, Route } from 'playwright-core';
 import { BadRequest, BlockedTarget, HttpProblem, ServiceUnavailable, UpstreamFailed, UpstreamTimeout } from '../problems.js';
+import { startGuardProxy, type GuardProxy } from './guard-proxy.js';
+import { createHostLimiter } from './host-limiter.js';
 import type { FetchedPage, PageRenderer, RenderOptions } from './types.js';
 
 export interface BrowserLogger {
@@ -23,6 +23,12 @@ export interface BrowserRendererOptions {
    * UpstreamFailed for a name that does not resolve) is passed on as is.
    */
   guardRequest: (url: string) => Promise<boolean>;
+  /**
+   * Resolves and vets each host as the proxy dials it (`createGuardedLookup`), so a name cannot pass
+   * `guardRequest` and then resolve elsewhere at connect time. A trusted render's own origin is dialled
+   * without it. Undefined dials with the system resolver.
+   */
+  connectLookup?: LookupFunction;
   userAgent: string;
   /** Pages rendered at once; further renders wait in FIFO order. Default 4. */
   maxConcurrentPages?: number;
@@ -76,9 +82,9 @@ const HTML_MEDIA_TYPES = new Set(['text/html', 'application/xhtml+xml']);
 
 /**
  * The browser executable to use: `explicit` (CHROMIUM_PATH) when it is an executable file, else the
- * first of Debian's and Google's usual paths, else those names on `searchPath` (defaults to PATH).
+ * first of Debian's and Google's usual paths, else those names on `searchPath` (PATH).
  */
-export function findChromium(explicit?: string, searchPath: string = process.env.PATH ?? ''): string | undefined {
+export function findChromium(explicit: string | undefined, searchPath: string): string | undefined {
   if (explicit !== undefined && explicit !== '' && isExecutableFile(explicit)) return explicit;
   const known = KNOWN_PATHS.find(isExecutableFile);
   if (known !== undefined) return known;
@@ -105,8 +111,11 @@ interface RunningBrowser {
  * for each connection: redirect hops, WebSockets and anything else the route hook never sees.
  */
 export function createBrowserRenderer(options: BrowserRendererOptions): BrowserRenderer {
-  const { executablePath, guardRequest, userAgent, logger } = options;
-  const gate = createFifoGate(Math.max(1, options.maxConcurrentPages ?? 4));
+  const { executablePath, guardRequest, connectLookup, userAgent, logger } = options;
+  const pageLimit = Math.max(1, options.maxConcurrentPages ?? 4);
+  // One key: the limiter's FIFO queue for a single host is exactly a pool of page slots.
+  const pages = createHostLimiter(pageLimit);
+  const closeSignal = new AbortController();
   let running: RunningBrowser | undefined;
   let launching: Promise<RunningBrowser> | undefined;
   let lastLaunchError: string | undefined;
@@ -176,10 +185,25 @@ export function createBrowserRenderer(options: BrowserRendererOptions): BrowserR
     await target.server.kill().catch(() => undefined);
   }
 
+  /** Waits at most `timeoutMs` for a page slot; close() rejects every waiter. */
+  async function acquirePage(timeoutMs: number): Promise<() => void> {
+    try {
+      return await pages.acquire('browser', AbortSignal.any([AbortSignal.timeout(timeoutMs), closeSignal.signal]));
+    } catch (error) {
+      if (closeSignal.signal.aborted) throw closedError();
+      // Waiting for a slot is our congestion, not the target's slowness: 503, not 504.
+      throw new ServiceUnavailable(`All ${pageLimit} browser pages stayed busy for ${timeoutMs} ms.`, { cause: error, retryAfterSeconds: 2 });
+    }
+  }
+
   async function renderOnce(target: RunningBrowser, url: string, renderOptions: RenderOptions, allow: RequestGuard): Promise<FetchedPage> {
     const timeoutMs = renderOptions.timeoutMs;
     const deadlineAt = Date.now() + timeoutMs;
-    const proxy = await startGuardProxy(allow);
+    const proxy = await startGuardProxy({
+      allow: (requested) => allow.check(requested),
+      lookup: connectLookup,
+      trustedOrigin: allow.trustedOrigin,
+    });
     const contextPromise = target.browser.newContext({
       userAgent,
       acceptDownloads: false,
@@ -245,12 +269,12 @@ export function createBrowserRenderer(options: BrowserRendererOptions): BrowserR
       if (!(await allow.check(url, { rethrow: true }))) {
         throw new BlockedTarget(`${url} is not an allowed target for the headless browser.`);
       }
-      await gate.acquire(renderOptions.timeoutMs);
+      const release = await acquirePage(renderOptions.timeoutMs);
       try {
         const target = await ensureBrowser();
         return await renderOnce(target, url, renderOptions, allow);
       } finally {
-        gate.release();
+        release();
       }
     },
 
@@ -267,7 +291,7 @@ export function createBrowserRenderer(options: BrowserRendererOptions): BrowserR
 
     close(): Promise<void> {
       closing ??= (async () => {
-        gate.rejectWaiting(closedError());
+        closeSignal.abort(closedError());
         await launching?.catch(() => undefined);
         const target = running;
         running = undefined;
@@ -316,7 +340,7 @@ async function drivePage(
       throw new BlockedTarget(`${blockedNavigation} is not an allowed target for the headless browser.`);
     }
     if (proxy.refused(lastNavigationUrl)) {
-      throw new BlockedTarget(`${url} redirected to ${lastNavigationUrl}, which is not an allowed target.`);
+      throw refusedAt(url, 'redirected to', lastNavigationUrl);
     }
     throw navigationProblem(url, lastNavigationUrl, error, options.timeoutMs, proxy);
   }
@@ -324,7 +348,7 @@ async function drivePage(
   const finalUrl = response.url();
   // The proxy answers a refused or failed hop itself, so the page shows the proxy's 403/502: say why.
   if (proxy.refused(finalUrl)) {
-    throw new BlockedTarget(`${url} redirected to ${finalUrl}, which is not an allowed target.`);
+    throw refusedAt(url, 'redirected to', finalUrl);
   }
   const failure = proxy.failure(finalUrl);
   if (failure !== undefined) throw new UpstreamFailed(`Could not reach ${finalUrl}: ${failure}.`);
@@ -361,11 +385,17 @@ async function drivePage(
   const html = await readContent(page, remaining);
   // A script may have navigated the page after it loaded; the guard's answer applies to that page too.
   const shownUrl = page.url();
-  if (proxy.refused(shownUrl)) throw new BlockedTarget(`${url} navigated to ${shownUrl}, which is not an allowed target.`);
+  if (proxy.refused(shownUrl)) throw refusedAt(url, 'navigated to', shownUrl);
   const lateFailure = proxy.failure(shownUrl);
   if (lateFailure !== undefined) throw new UpstreamFailed(`${url} navigated to ${shownUrl}, which failed: ${lateFailure}.`);
   // No Content-Type at all: Chromium sniffed the body and rendered it as a document.
   return { url: shownUrl, status, contentType: headerType === '' ? 'text/html' : headerType, html };
+}
+
+/** The proxy refused `shownUrl`: a hop away from `url`, or `url` itself when its name resolved to a blocked address. */
+function refusedAt(url: string, how: string, shownUrl: string): BlockedTarget {
+  if (shownUrl === url) return new BlockedTarget(`${url} is not an allowed target for the headless browser.`);
+  return new BlockedTarget(`${url} ${how} ${shownUrl}, which is not an allowed target.`);
 }
 
 async function readContent(page: Page, remaining: () => number): Promise<string> {
@@ -414,11 +444,14 @@ function navigationProblem(url: string, lastUrl: string, error: unknown, timeout
 interface RequestGuard {
   /** With `rethrow`, an HttpProblem thrown by the guard propagates instead of meaning "blocked". */
   check(url: string, options?: { rethrow?: boolean }): Promise<boolean>;
+  /** The origin a trusted render may always use, if this render is trusted. */
+  readonly trustedOrigin: string | undefined;
 }
 
 function createRequestGuard(guardRequest: (url: string) => Promise<boolean>, trustedOrigin: string | undefined, logger: BrowserLogger | undefined): RequestGuard {
   const answers = new Map<string, Promise<boolean>>();
   return {
+    trustedOrigin,
     async check(url, options = {}) {
       // An operator-configured page (the demo site) may live on a private address, and so may its assets.
       if (trustedOrigin !== undefined && originOf(url) === trustedOrigin) return true;
@@ -438,244 +471,12 @@ function createRequestGuard(guardRequest: (url: string) => Promise<boolean>, tru
   };
 }
 
-/** A forward proxy, local to one render, that lets through only what the guard allows. */
-interface GuardProxy {
-  readonly url: string;
-  /** True when the proxy refused this URL (plain HTTP) or its host:port (tunnelled). */
-  refused(url: string): boolean;
-  /** Why connecting to this URL (or its host:port) failed, e.g. "connection refused". */
-  failure(url: string): string | undefined;
-  close(): Promise<void>;
-}
-
-// Hop-by-hop headers describe one connection, not the message, and must not be forwarded.
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
-
-async function startGuardProxy(allow: RequestGuard): Promise<GuardProxy> {
-  const refusedUrls = new Set<string>();
-  const refusedAuthorities = new Set<string>();
-  const failures = new Map<string, string>();
-  const sockets = new Set<Duplex>();
-  // The guard may answer after the render ended; nothing should be dialled for a finished render.
-  let closed = false;
-  const agent = new http.Agent({ keepAlive: true });
-  const track = (socket: Duplex): void => {
-    sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
-  };
-
-  const server = http.createServer((req, res) => {
-    const target = req.url ?? '';
-    // Chromium sends absolute http:// URLs to an HTTP proxy; https and WebSockets come as CONNECT.
-    if (!/^http:\/\//i.test(target)) {
-      res.writeHead(400, { 'content-type': 'text/plain' }).end('absolute http URL expected');
-      return;
-    }
-    void allow.check(target).then((allowed) => {
-      if (closed) {
-        res.destroy();
-        return;
-      }
-      if (!allowed) {
-        refusedUrls.add(target);
-        res.writeHead(403, { 'content-type': 'text/plain' }).end('blocked by the scraper');
-        return;
-      }
-      const upstream = http.request(target, { method: req.method, headers: withoutHopByHop(req.rawHeaders), agent }, (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.statusMessage, withoutHopByHop(answer.rawHeaders));
-        answer.pipe(res);
-        answer.on('error', () => res.destroy());
-      });
-      upstream.on('error', (error) => {
-        failures.set(target, describeSocketError(error));
-        if (res.headersSent) res.destroy();
-        else res.writeHead(502, { 'content-type': 'text/plain' }).end('upstream unreachable');
-      });
-      res.on('close', () => {
-        if (!res.writableFinished) upstream.destroy();
-      });
-      req.pipe(upstream);
-    });
-  });
-
-  server.on('connection', track);
-  server.on('connect', (req: http.IncomingMessage, client: Duplex, head: Buffer) => {
-    track(client);
-    client.on('error', () => undefined);
-    const authority = parseAuthority(req.url ?? '');
-    if (authority === undefined) {
-      client.end('HTTP/1.1 400 Bad Request\r\n\r\n');
-      return;
-    }
-    void allow.check(`https://${authority.key}/`).then((allowed) => {
-      if (closed) {
-        client.destroy();
-        return;
-      }
-      if (!allowed) {
-        refusedAuthorities.add(authority.key);
-        client.end('HTTP/1.1 403 Forbidden\r\n\r\n');
-        return;
-      }
-      const upstream = net.connect({ host: authority.host, port: authority.port });
-      track(upstream);
-      let established = false;
-      upstream.once('connect', () => {
-        established = true;
-        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-        if (head.length > 0) upstream.write(head);
-        upstream.pipe(client);
-        client.pipe(upstream);
-      });
-      upstream.on('error', (error) => {
-        if (established) {
-          client.destroy();
-          return;
-        }
-        failures.set(authority.key, describeSocketError(error));
-        client.end('HTTP/1.1 502 Bad Gateway\r\n\r\n');
-      });
-      client.on('close', () => upstream.destroy());
-    });
-  });
-
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const port = (server.address() as net.AddressInfo).port;
-
-  return {
-    url: `http://127.0.0.1:${port}`,
-    refused(url) {
-      if (refusedUrls.has(url)) return true;
-      const key = authorityOf(url);
-      return key !== undefined && refusedAuthorities.has(key);
-    },
-    failure(url) {
-      const key = authorityOf(url);
-      return failures.get(url) ?? (key === undefined ? undefined : failures.get(key));
-    },
-    async close() {
-      closed = true;
-      // Held-open upstream responses would keep server.close() waiting forever.
-      for (const socket of sockets) socket.destroy();
-      agent.destroy();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
-
-function withoutHopByHop(raw: string[]): string[] {
-  const named = new Set(HOP_BY_HOP);
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    if (raw[i]?.toLowerCase() === 'connection') {
-      for (const token of (raw[i + 1] ?? '').split(',')) named.add(token.trim().toLowerCase());
-    }
-  }
-  const kept: string[] = [];
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    const name = raw[i] as string;
-    if (!named.has(name.toLowerCase())) kept.push(name, raw[i + 1] as string);
-  }
-  return kept;
-}
-
-/** `host:port` of a CONNECT request line, with IPv6 brackets kept in the key and dropped for dialling. */
-function parseAuthority(authority: string): { key: string; host: string; port: number } | undefined {
-  const match = /^(\[[^\]]+\]|[^:[\]]+):(\d{1,5})$/.exec(authority);
-  if (match === null) return undefined;
-  const hostPart = (match[1] as string).toLowerCase();
-  const port = Number(match[2]);
-  if (port < 1 || port > 65_535) return undefined;
-  const host = hostPart.startsWith('[') ? hostPart.slice(1, -1) : hostPart;
-  return { key: `${hostPart}:${port}`, host, port };
-}
-
-function authorityOf(url: string): string | undefined {
-  try {
-    const parsed = new URL(url);
-    const defaultPort = parsed.protocol === 'https:' || parsed.protocol === 'wss:' ? 443 : 80;
-    return `${parsed.hostname.toLowerCase()}:${parsed.port === '' ? defaultPort : parsed.port}`;
-  } catch {
-    return undefined;
-  }
-}
-
 function originOf(url: string): string | undefined {
   try {
     return new URL(url).origin;
   } catch {
     return undefined;
   }
-}
-
-function describeSocketError(error: Error): string {
-  const code = (error as NodeJS.ErrnoException).code;
-  switch (code) {
-    case 'ECONNREFUSED':
-      return 'connection refused';
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN':
-      return 'host name not resolved';
-    case 'ECONNRESET':
-      return 'connection reset';
-    case 'ETIMEDOUT':
-      return 'connection timed out';
-    case 'EHOSTUNREACH':
-    case 'ENETUNREACH':
-      return 'host unreachable';
-    default:
-      return code ?? error.message;
-  }
-}
-
-/** FIFO admission for a fixed number of slots; a released slot passes straight to the oldest waiter. */
-interface FifoGate {
-  /** Waits at most `timeoutMs` for a slot, then gives up with a 503. */
-  acquire(timeoutMs: number): Promise<void>;
-  release(): void;
-  rejectWaiting(error: Error): void;
-}
-
-function createFifoGate(limit: number): FifoGate {
-  let active = 0;
-  const queue: Array<{ grant: () => void; fail: (error: Error) => void }> = [];
-  return {
-    acquire(timeoutMs) {
-      if (active < limit) {
-        active += 1;
-        return Promise.resolve();
-      }
-      return new Promise<void>((resolve, reject) => {
-        const waiter = {
-          grant: () => {
-            clearTimeout(timer);
-            resolve();
-          },
-          fail: (error: Error) => {
-            clearTimeout(timer);
-            reject(error);
-          },
-        };
-        // Waiting for a slot is our congestion, not the target's slowness: 503, not 504.
-        const timer = setTimeout(() => {
-          queue.splice(queue.indexOf(waiter), 1);
-          reject(new ServiceUnavailable(`All ${limit} browser pages stayed busy for ${timeoutMs} ms.`, { retryAfterSeconds: 2 }));
-        }, timeoutMs);
-        queue.push(waiter);
-      });
-    },
-    release() {
-      const next = queue.shift();
-      if (next !== undefined) next.grant();
-      else active -= 1;
-    },
-    rejectWaiting(error) {
-      for (const waiter of queue.splice(0)) waiter.fail(error);
-    },
-  };
 }
 
 /** True when `promise` settled within `ms`; never rejects. */

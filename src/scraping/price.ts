@@ -97,19 +97,26 @@ export function parsePrice(text: string | null | undefined): ParsedPrice | null 
   const tokens = numberTokens(normalised);
   if (tokens.length === 0) return null;
 
-  const withContext = tokens.map((token, i) => {
-    const prevEnd = i === 0 ? 0 : tokens[i - 1]!.end;
-    const nextStart = i + 1 < tokens.length ? tokens[i + 1]!.start : normalised.length;
-    const before = normalised.slice(prevEnd, token.start);
-    const after = normalised.slice(token.end, nextStart);
+  const context = (i: number): TokenInContext => {
+    const token = tokens[i]!;
+    const before = normalised.slice(i === 0 ? 0 : tokens[i - 1]!.end, token.start);
+    const after = normalised.slice(token.end, i + 1 < tokens.length ? tokens[i + 1]!.start : normalised.length);
     return { token, before, prefix: currencyBefore(before), suffix: currencyAfter(after, i + 1 < tokens.length) };
-  });
-  const index = Math.max(0, withContext.findIndex((t) => t.prefix !== null || t.suffix !== null));
-  const chosen = withContext[index]!;
+  };
+  // Stop at the first number with a currency: later ones cannot win, and hostile text has thousands.
+  let index = 0;
+  let chosen = context(0);
+  for (let i = 0; i < tokens.length; i += 1) {
+    const candidate = i === 0 ? chosen : context(i);
+    if (candidate.prefix !== null || candidate.suffix !== null) {
+      index = i;
+      chosen = candidate;
+      break;
+    }
+  }
   const currency = chosen.prefix?.code ?? chosen.suffix?.code ?? null;
   // "10-20 €" names the currency once, after the range: the price is the range's start.
-  const previous = index > 0 ? withContext[index - 1]! : null;
-  const start = previous !== null && RANGE_JOINER.test(chosen.before) ? previous : chosen;
+  const start = index > 0 && RANGE_JOINER.test(chosen.before) ? context(index - 1) : chosen;
 
   if (isNegative(normalised, start.token.start, start.prefix)) return null;
   const amount = numberFromToken(start.token.text);
@@ -129,6 +136,14 @@ interface Token {
   end: number;
 }
 
+interface TokenInContext {
+  token: Token;
+  /** Text between the previous number and this one. */
+  before: string;
+  prefix: CurrencyMatch | null;
+  suffix: CurrencyMatch | null;
+}
+
 function numberTokens(text: string): Token[] {
   const tokens: Token[] = [];
   // A fresh regex per call: a shared /g regex carries lastIndex between calls.
@@ -136,7 +151,7 @@ function numberTokens(text: string): Token[] {
   for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
     const raw = cutInvalidSpaceGroups(match[0]);
     const start = match.index;
-    tokens.push({ text: raw.replace(/[.,' ]+$/, ''), start, end: start + raw.length });
+    tokens.push({ text: trimEndOf(raw, ".,' "), start, end: start + raw.length });
     // Resume right after what we kept, so "2024 100 €" still sees "100".
     pattern.lastIndex = start + raw.length;
   }
@@ -157,9 +172,9 @@ interface CurrencyMatch {
 }
 
 function currencyBefore(before: string): CurrencyMatch | null {
-  const trimmed = before.replace(/ +$/, '');
+  const trimmed = trimEndOf(before, ' ');
   // Allow "$-5": the minus sits between symbol and digits.
-  const withoutMinus = trimmed.replace(/ *[-\u2212] *$/, '');
+  const withoutMinus = isMinus(trimmed.slice(-1)) ? trimEndOf(trimmed.slice(0, -1), ' ') : trimmed;
   for (const candidate of [trimmed, withoutMinus]) {
     const symbol = SYMBOLS.find(([sym]) => candidate.endsWith(sym) && standsAlone(candidate, candidate.length - sym.length, sym));
     if (symbol) return { code: symbol[1], length: before.length - (candidate.length - symbol[0].length) };
@@ -186,7 +201,7 @@ function currencyAfter(after: string, hasNext: boolean): CurrencyMatch | null {
 /** Symbols written before the amount by convention; the others ("€", "zł", "kr") often follow it. */
 const PREFIX_STYLE = /[$£₹₩]|^Rs/;
 
-/** Lettered symbols ("R$", "kr", "Ft") only count as whole words: "OUR$5" or "Salt 5" are not prices in BRL/HUF. */
+/** Lettered symbols ("R$", "kr", "Ft") only count as whole words: "OUR$5" is not an amount in reais. */
 function standsAlone(text: string, symbolStart: number, symbol: string): boolean {
   if (!/^[A-Za-zА-яł]/.test(symbol)) return true;
   return symbolStart === 0 || !/[A-Za-zА-я]/.test(text.charAt(symbolStart - 1));
@@ -203,8 +218,24 @@ function isNegative(text: string, tokenStart: number, prefix: CurrencyMatch | nu
 }
 
 function endsWithSign(text: string): boolean {
-  const match = /([^ ]?) *[-\u2212\u2012\u2013] *$/u.exec(text);
-  return match !== null && !/[\p{L}\p{N}]/u.test(match[1]!);
+  const trimmed = trimEndOf(text, ' ');
+  if (!isMinus(trimmed.slice(-1))) return false;
+  const beforeMinus = trimEndOf(trimmed.slice(0, -1), ' ').slice(-1);
+  return !/[\p{L}\p{N}]/u.test(beforeMinus);
+}
+
+function isMinus(char: string): boolean {
+  return char.length === 1 && '-\u2212\u2012\u2013'.includes(char);
+}
+
+/**
+ * `text` without trailing `chars`. A loop, not /[…]+$/: an end-anchored regex rescans every run of
+ * those characters, which is quadratic on hostile input.
+ */
+function trimEndOf(text: string, chars: string): string {
+  let end = text.length;
+  while (end > 0 && chars.includes(text.charAt(end - 1))) end -= 1;
+  return text.slice(0, end);
 }
 
 /**

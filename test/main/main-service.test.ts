@@ -9,6 +9,10 @@ import { DirectoryLocked } from '../../src/db/dir-lock.js';
 import type { App } from '../../src/http/base-app.js';
 import { backends, mainAppOn } from '../helpers.js';
 
+/** Response bodies of our own API, read as loosely typed JSON for assertions. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const readJson = async (res: Response): Promise<any> => res.json();
+
 describe('main service on a real socket (PGlite)', () => {
   let app: App;
   let base: string;
@@ -33,26 +37,26 @@ describe('main service on a real socket (PGlite)', () => {
       body: JSON.stringify({ title: 'Socket lamp', price: 24.99, currency: 'EUR' }),
     });
     assert.equal(created.status, 201);
-    const product = await created.json();
+    const product = await readJson(created);
     assert.equal(created.headers.get('location'), `/products/${product.id}`);
     assert.match(created.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
     const got = await fetch(`${base}${created.headers.get('location')}`);
-    assert.deepEqual(await got.json(), product);
+    assert.deepEqual(await readJson(got), product);
     const put = await fetch(`${base}/products/${product.id}`, {
       method: 'PUT',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ price: 19.99 }),
     });
-    assert.equal((await put.json()).price, 19.99);
+    assert.equal((await readJson(put)).price, 19.99);
     const del = await fetch(`${base}/products/${product.id}`, { method: 'DELETE' });
-    assert.deepEqual(await del.json(), { id: product.id, deleted: true });
+    assert.deepEqual(await readJson(del), { id: product.id, deleted: true });
     const gone = await fetch(`${base}/products/${product.id}`);
     assert.equal(gone.status, 404);
     assert.equal(gone.headers.get('content-type'), 'application/problem+json; charset=utf-8');
   });
 
   test('GET / welcomes with links and lists every endpoint', async () => {
-    const welcome = await (await fetch(`${base}/`)).json();
+    const welcome = await readJson(await fetch(`${base}/`));
     assert.equal(welcome.docs, '/docs');
     assert.equal(welcome.openapi, '/openapi.json');
     const listed = welcome.endpoints.map((e: { method: string; path: string }) => `${e.method} ${e.path}`);
@@ -64,7 +68,7 @@ describe('main service on a real socket (PGlite)', () => {
   test('GET /health reports each store with backend and latency', async () => {
     const res = await fetch(`${base}/health`);
     assert.equal(res.status, 200);
-    const health = await res.json();
+    const health = await readJson(res);
     assert.equal(health.status, 'ok');
     assert.equal(health.checks.relational.backend, 'pglite');
     assert.equal(health.checks.relational.status, 'up');
@@ -91,10 +95,10 @@ describe('main service on a real socket (PGlite)', () => {
   });
 
   test('/openapi.json documents every route with schemas and examples', async () => {
-    const spec = await (await fetch(`${base}/openapi.json`)).json();
+    const spec = await readJson(await fetch(`${base}/openapi.json`));
     assert.match(spec.openapi, /^3\./);
     const documented = Object.entries(spec.paths).flatMap(([path, ops]) => Object.keys(ops as object).map((m) => `${m.toUpperCase()} ${path}`));
-    const welcome = await (await fetch(`${base}/`)).json();
+    const welcome = await readJson(await fetch(`${base}/`));
     for (const e of welcome.endpoints) assert.ok(documented.includes(`${e.method} ${e.path}`), `${e.method} ${e.path} documented`);
     const create = spec.paths['/products'].post;
     const body = create.requestBody.content['application/json'].schema;

@@ -1,9 +1,11 @@
 // The SSRF table: every spelling of a private, loopback or non-HTTP target is refused before any network use.
 import assert from 'node:assert/strict';
+import type { LookupAddress, LookupOptions } from 'node:dns';
+import net from 'node:net';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { BlockedTarget, UpstreamFailed } from '../../src/problems.js';
-import { assertAllowedUrl, assertPublicUrl, isBlockedAddress } from '../../src/scraping/address-guard.js';
+import { assertAllowedUrl, assertPublicUrl, createGuardedLookup, isBlockedAddress } from '../../src/scraping/address-guard.js';
 
 /** [URL, why it must be refused]. None of these is ever contacted: the check is pure. */
 const REFUSED: Array<[string, string]> = [
@@ -228,4 +230,102 @@ describe('assertPublicUrl checks every DNS answer', () => {
     assert.equal(url.hostname, 'intranet.example');
     assert.deepEqual(dns.asked, []);
   });
+});
+
+describe('createGuardedLookup dials only the addresses it checked', () => {
+  const resolverFor = (answers: Record<string, string[]>) => {
+    const asked: string[] = [];
+    const resolve = async (hostname: string): Promise<string[]> => {
+      asked.push(hostname);
+      const found = answers[hostname];
+      if (found === undefined) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+      return found;
+    };
+    return { asked, resolve };
+  };
+
+  /** Calls a callback-style lookup the way net.connect does and settles with what it answered. */
+  const callLookup = (lookup: net.LookupFunction, hostname: string, options: LookupOptions) =>
+    new Promise<{ address: string | LookupAddress[]; family: number | undefined }>((resolve, reject) => {
+      lookup(hostname, options, (error, address, family) => (error === null ? resolve({ address, family }) : reject(error)));
+    });
+
+  test('a name resolving to a private address is refused with BlockedTarget (no real DNS)', async () => {
+    const dns = resolverFor({ 'rebind.example': ['10.0.0.5'] });
+    const lookup = createGuardedLookup({ allowPrivate: false, resolve: dns.resolve });
+    await assert.rejects(callLookup(lookup, 'rebind.example', {}), (error: unknown) => {
+      assert.ok(error instanceof BlockedTarget, `expected BlockedTarget, got ${String(error)}`);
+      assert.match(error.message, /10\.0\.0\.5/);
+      return true;
+    });
+    await assert.rejects(callLookup(lookup, 'rebind.example', { all: true }), BlockedTarget);
+    assert.deepEqual(dns.asked, ['rebind.example', 'rebind.example']);
+  });
+
+  test('a name resolving to a public address returns exactly that address, singly or with all: true', async () => {
+    const dns = resolverFor({ 'shop.example': ['93.184.216.34', '2606:4700::1'] });
+    const lookup = createGuardedLookup({ allowPrivate: false, resolve: dns.resolve });
+    assert.deepEqual(await callLookup(lookup, 'shop.example', {}), { address: '93.184.216.34', family: 4 });
+    assert.deepEqual(await callLookup(lookup, 'shop.example', { all: true }), {
+      address: [{ address: '93.184.216.34', family: 4 }, { address: '2606:4700::1', family: 6 }],
+      family: undefined,
+    });
+    assert.deepEqual(await callLookup(lookup, 'shop.example', { family: 6 }), { address: '2606:4700::1', family: 6 });
+  });
+
+  test('one private answer among public ones refuses the name', async () => {
+    const dns = resolverFor({ 'mixed.example': ['93.184.216.34', '::ffff:169.254.169.254'] });
+    const lookup = createGuardedLookup({ allowPrivate: false, resolve: dns.resolve });
+    await assert.rejects(callLookup(lookup, 'mixed.example', { all: true }), BlockedTarget);
+  });
+
+  test('a resolver failure is passed through as the error (UpstreamFailed keeping the resolver error as cause)', async () => {
+    const lookup = createGuardedLookup({ allowPrivate: false, resolve: resolverFor({}).resolve });
+    await assert.rejects(callLookup(lookup, 'nowhere.example', {}), (error: unknown) => {
+      assert.ok(error instanceof UpstreamFailed, `expected UpstreamFailed, got ${String(error)}`);
+      assert.equal((error.cause as NodeJS.ErrnoException).code, 'ENOTFOUND');
+      return true;
+    });
+  });
+
+  test('allowPrivate returns private answers, and an injected predicate decides what is blocked', async () => {
+    const dns = resolverFor({ 'intranet.example': ['10.0.0.5'], 'meta.example': ['169.254.169.254'] });
+    const open = createGuardedLookup({ allowPrivate: true, resolve: dns.resolve });
+    assert.deepEqual(await callLookup(open, 'intranet.example', {}), { address: '10.0.0.5', family: 4 });
+    const onlyMetadataBlocked = createGuardedLookup({ allowPrivate: false, resolve: dns.resolve, isBlocked: (ip) => ip === '169.254.169.254' });
+    assert.deepEqual(await callLookup(onlyMetadataBlocked, 'intranet.example', {}), { address: '10.0.0.5', family: 4 });
+    await assert.rejects(callLookup(onlyMetadataBlocked, 'meta.example', {}), BlockedTarget);
+  });
+
+  for (const autoSelectFamily of [true, false]) {
+    test(`net.connect (autoSelectFamily ${autoSelectFamily}) dials the checked address, and a blocked one is never dialled`, async () => {
+      let connections = 0;
+      const server = net.createServer((socket) => {
+        connections += 1;
+        socket.end('hello');
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const { port } = server.address() as net.AddressInfo;
+      const dns = resolverFor({ 'shop.example': ['127.0.0.1'] });
+      const connect = (lookup: net.LookupFunction) =>
+        new Promise<void>((resolve, reject) => {
+          const socket = net.connect({ host: 'shop.example', port, lookup, autoSelectFamily });
+          // Resolved on the server's greeting, so the server has surely counted the connection.
+          socket.once('data', () => {
+            socket.destroy();
+            resolve();
+          });
+          socket.once('error', reject);
+        });
+      try {
+        // The name exists only in the injected resolver, so connecting at all proves the lookup was used.
+        await connect(createGuardedLookup({ allowPrivate: false, resolve: dns.resolve, isBlocked: () => false }));
+        assert.equal(connections, 1);
+        await assert.rejects(connect(createGuardedLookup({ allowPrivate: false, resolve: dns.resolve })), BlockedTarget);
+        assert.equal(connections, 1);
+      } finally {
+        await new Promise((resolve) => server.close(resolve));
+      }
+    });
+  }
 });

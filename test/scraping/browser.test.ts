@@ -4,10 +4,11 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { BadRequest, BlockedTarget, ServiceUnavailable, UpstreamFailed, UpstreamTimeout } from '../../src/problems.js';
+import { createGuardedLookup } from '../../src/scraping/address-guard.js';
 import { createBrowserRenderer, findChromium, type BrowserRenderer } from '../../src/scraping/browser.js';
 
 // These tests need a real Chromium (CI installs Debian's); without one they fail rather than skip.
-const executablePath = findChromium(process.env.CHROMIUM_PATH);
+const executablePath = findChromium(process.env.CHROMIUM_PATH, process.env.PATH ?? '');
 const USER_AGENT = 'data-aggregator-test/1.0 (+https://example.invalid/bot)';
 
 interface Site {
@@ -98,6 +99,18 @@ async function startSite(): Promise<Site> {
              fetch('/redirect-forbidden').catch(() => {});
              fetch('${forbiddenOrigin}/direct', { mode: 'no-cors' }).catch(() => {});
              try { new WebSocket('ws://127.0.0.1:${forbiddenPort}/socket'); } catch {}
+             document.getElementById('out').textContent = 'rendered';
+           </script>`,
+        ),
+      ),
+    '/by-name': (_req, res) =>
+      send(
+        res,
+        html(
+          `<div id="out"></div>
+           <script>
+             fetch('http://localhost:${forbiddenPort}/direct', { mode: 'no-cors' }).catch(() => {});
+             try { new WebSocket('ws://localhost:${forbiddenPort}/socket'); } catch {}
              document.getElementById('out').textContent = 'rendered';
            </script>`,
         ),
@@ -414,6 +427,94 @@ describe('browser renderer', () => {
       await single.close();
     }
   });
+
+  test('a render that waits longer than its timeout for a page slot is a 503 with Retry-After 2; close() refuses the waiters', async () => {
+    const single = createBrowserRenderer({ executablePath, guardRequest, userAgent: USER_AGENT, maxConcurrentPages: 1 });
+    try {
+      const plainBefore = site.hits.get('/plain') ?? 0;
+      const holding = single.render(`${site.origin}/hang`, { timeoutMs: 3_000 });
+      holding.catch(() => undefined);
+      await assert.rejects(single.render(`${site.origin}/plain?n=busy`, { timeoutMs: 300 }), (error: unknown) => {
+        assert.ok(error instanceof ServiceUnavailable, `expected ServiceUnavailable, got ${String(error)}`);
+        assert.match(error.message, /All 1 browser pages stayed busy for 300 ms/);
+        assert.equal(error.headers['retry-after'], '2');
+        return true;
+      });
+      const waiting = assert.rejects(single.render(`${site.origin}/plain?n=waiting`, { timeoutMs: 10_000 }), isProblem(ServiceUnavailable, /shutting down/));
+      // Long enough for the render to pass the guard and queue for the slot.
+      await new Promise((r) => setTimeout(r, 50));
+      await single.close();
+      await waiting;
+      await assert.rejects(holding, isProblem(ServiceUnavailable));
+      assert.equal(site.hits.get('/plain') ?? 0, plainBefore, 'neither waiting render reached the site');
+    } finally {
+      await single.close();
+    }
+  });
+});
+
+describe('browser renderer connect-time address check', () => {
+  let site: Site;
+  // The URL-level guard says yes to everything: only the connect-time lookup stands in the way.
+  const guardRequest = async (): Promise<boolean> => true;
+  const renderers: BrowserRenderer[] = [];
+  const rendererWith = (lookup: ReturnType<typeof createGuardedLookup>): BrowserRenderer => {
+    const renderer = createBrowserRenderer({ executablePath, guardRequest, connectLookup: lookup, userAgent: USER_AGENT });
+    renderers.push(renderer);
+    return renderer;
+  };
+  /** Stands in for DNS: every name points at the loopback test servers; `asked` records who asked. */
+  const asked: string[] = [];
+  const resolve = async (hostname: string): Promise<string[]> => {
+    asked.push(hostname);
+    return ['127.0.0.1'];
+  };
+
+  before(async () => {
+    site = await startSite();
+  });
+
+  after(async () => {
+    await Promise.all(renderers.map((renderer) => renderer.close()));
+    await site.close();
+  });
+
+  test('a host name that the guard allows but that resolves to a blocked address is refused at connect time; the server sees nothing', async () => {
+    const renderer = rendererWith(createGuardedLookup({ allowPrivate: false, resolve }));
+    const port = new URL(site.origin).port;
+    const before = site.hits.get('/plain') ?? 0;
+    await assert.rejects(
+      renderer.render(`http://rebind.test:${port}/plain?n=rebind`, { timeoutMs: 10_000 }),
+      isProblem(BlockedTarget, /^http:\/\/rebind\.test:\d+\/plain\?n=rebind is not an allowed target/),
+    );
+    assert.equal(site.hits.get('/plain') ?? 0, before);
+    assert.ok(asked.includes('rebind.test'), 'the proxy resolved the name through the guarded lookup');
+  });
+
+  test('fetch() and WebSockets to such a name never connect either', async () => {
+    // "localhost" resolves to loopback in real DNS too, so without the connect-time check these would connect.
+    const renderer = rendererWith(createGuardedLookup({ allowPrivate: false, resolve }));
+    asked.length = 0;
+    const page = await renderer.render(`${site.origin}/by-name`, { timeoutMs: 10_000 });
+    assert.match(page.html, /rendered/);
+    assert.ok(asked.includes('localhost'), 'the proxy resolved the name through the guarded lookup');
+    assert.equal(site.forbiddenConnections(), 0);
+  });
+
+  test('the proxy dials the address the lookup checked (the name exists only in the injected resolver)', async () => {
+    const renderer = rendererWith(createGuardedLookup({ allowPrivate: false, resolve, isBlocked: () => false }));
+    const port = new URL(site.origin).port;
+    const page = await renderer.render(`http://rebind.test:${port}/plain?n=via-lookup`, { timeoutMs: 10_000, waitFor: 'h1' });
+    assert.match(page.html, /via-lookup/);
+  });
+
+  test('a trusted render dials its own origin without the connect-time check, since the demo site may be private', async () => {
+    const renderer = rendererWith(createGuardedLookup({ allowPrivate: false, resolve }));
+    const trustedUrl = `http://localhost:${new URL(site.origin).port}/plain?n=trusted`;
+    await assert.rejects(renderer.render(trustedUrl, { timeoutMs: 10_000 }), isProblem(BlockedTarget));
+    const page = await renderer.render(trustedUrl, { timeoutMs: 10_000, waitFor: 'h1', trusted: true });
+    assert.match(page.html, /trusted/);
+  });
 });
 
 describe('browser renderer without a browser', () => {
@@ -433,8 +534,9 @@ describe('browser renderer without a browser', () => {
   });
 
   test('findChromium takes an executable explicit path and ignores one that does not exist', () => {
-    assert.equal(findChromium(process.execPath), process.execPath);
-    assert.equal(findChromium('/nonexistent/chrome'), findChromium());
+    const searchPath = process.env.PATH ?? '';
+    assert.equal(findChromium(process.execPath, searchPath), process.execPath);
+    assert.equal(findChromium('/nonexistent/chrome', searchPath), findChromium(undefined, searchPath));
     assert.equal(findChromium('/nonexistent/chrome', ''), findChromium(undefined, ''));
   });
 });

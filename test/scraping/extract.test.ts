@@ -241,6 +241,33 @@ describe('each extractor alone', () => {
   });
 });
 
+describe('product-cards heuristics', () => {
+  const card = (n: number, price: string, extra = ''): string =>
+    `<div class="col-4"><div class="card ${extra}"><a href="/p/${n}"><img src="/i/${n}.jpg" alt=""></a><div class="card-body"><h5>Product ${n}</h5>${price}</div></div></div>`;
+
+  test('a grid split into rows is one listing; a card wins over its inner body', () => {
+    const html = `<main><div class="row">${card(1, '<b class="price">$1</b>')}${card(2, '<b class="price">$2</b>')}${card(3, '<b class="price">$3</b>')}</div>
+      <div class="row">${card(4, '<b class="price">$4</b>')}${card(5, '<b class="price">$5</b>')}${card(6, '<b class="price">$6</b>')}</div></main>`;
+    const result = extract(html, `${SITE}/`);
+    assert.equal(result.extractor, 'product-cards');
+    assert.deepEqual(result.items.map((i) => [i.title, i.price, i.url]), [1, 2, 3, 4, 5, 6].map((n) => [`Product ${n}`, n, `${SITE}/p/${n}`]));
+  });
+
+  test('the current price wins over struck-through and "was" prices; a sold-out card keeps its price', () => {
+    const html = `<section>
+      ${card(1, '<div class="price-box"><del class="price">$20</del><span class="price">$15</span></div>')}
+      ${card(2, '<div class="prices"><span class="price price--was">$30</span><span class="price price--now">$25</span></div>')}
+      ${card(3, '<span class="price">$9</span>', 'sold-out')}
+    </section>`;
+    assert.deepEqual(extract(html, `${SITE}/`).items.map((i) => [i.title, i.price_text]), [['Product 1', '$15'], ['Product 2', '$25'], ['Product 3', '$9']]);
+  });
+
+  test('one priced card is not a listing', () => {
+    const html = `<section>${card(1, '<span class="price">$9</span>')}${card(2, '')}</section>`;
+    assert.equal(productCardsExtractor.extract({ $: load(html), pageUrl: `${SITE}/` }).length, 0);
+  });
+});
+
 describe('selectors extractor', () => {
   const { html, pageUrl } = fixture('tricky-prices.html');
 
@@ -290,6 +317,13 @@ describe('JSON-LD details', () => {
     assert.deepEqual(result.items.map((i) => [i.title, i.price, i.currency]), [['A', 1, 'USD'], ['B', null, null]]);
   });
 
+  test('CDATA and comment wrappers around the JSON are tolerated', () => {
+    const product = '{"@type": "Product", "name": "Wrapped", "offers": {"price": "2.50", "priceCurrency": "EUR"}}';
+    for (const wrapped of [`//<![CDATA[\n${product}\n//]]>`, `/* <![CDATA[ */ ${product} /* ]]> */`, `<!-- ${product} -->`]) {
+      assert.deepEqual(extract(page(wrapped), `${SITE}/`).items.map((i) => [i.title, i.price, i.currency]), [['Wrapped', 2.5, 'EUR']], wrapped);
+    }
+  });
+
   test('ItemList entries that are only url + name become items without price', () => {
     const list = { '@type': 'ItemList', itemListElement: [{ '@type': 'ListItem', position: 1, url: '/a', name: 'First' }, { '@type': 'ListItem', item: '/b', name: 'Second' }] };
     assert.deepEqual(extract(page(JSON.stringify(list)), `${SITE}/list/`).items, [
@@ -308,6 +342,19 @@ describe('JSON-LD details', () => {
       extract(page(JSON.stringify(offers)), `${SITE}/`).items.map((i) => [i.title, i.price, i.currency]),
       [['Offered', 9.99, 'GBP'], ['Negative', null, null], ['Absurd', null, null]],
     );
+  });
+});
+
+describe('OpenGraph details', () => {
+  test('og:price:amount without og:type still makes a product; the URL falls back to the page', () => {
+    const html = `<html><head><title>Fallback title</title>
+      <meta name="og:price:amount" content="1.299,00"><meta property="og:price:currency" content="EUR"></head><body></body></html>`;
+    assert.deepEqual(extract(html, `${SITE}/p/1`).items, [item({ title: 'Fallback title', price_text: '1.299,00', price: 1299, currency: 'EUR', url: `${SITE}/p/1` })]);
+  });
+
+  test('og:type website without prices is not a product', () => {
+    const html = '<html><head><meta property="og:type" content="website"><meta property="og:title" content="Home"></head></html>';
+    assert.equal(extract(html, `${SITE}/`).extractor, null);
   });
 });
 
@@ -361,7 +408,7 @@ describe('hostile input', () => {
   });
 
   test('deeply nested markup does not overflow the stack', () => {
-    const depth = 20_000;
+    const depth = 10_000;
     const html = `${'<div>'.repeat(depth)}<h3><a href="/a">A</a></h3><span class="price">£1</span>${'</div>'.repeat(depth)}`;
     assert.doesNotThrow(() => extract(html, `${SITE}/`));
   });

@@ -1,7 +1,7 @@
 // Extracts blog/news listings: repeated <article>s, or repeated list items/cards, each with a linked heading and a summary.
 import type { CheerioAPI } from 'cheerio';
 import type { AnyNode, Element } from 'domhandler';
-import { absoluteUrl, closestWithin, hasAncestorWithin, isElement, pageChrome, subtreeSizes, visibleText } from './dom-helpers.js';
+import { absoluteUrl, closestWithin, descendants, hasAncestorWithin, isElement, pageChrome, subtreeSizes, visibleText } from './dom-helpers.js';
 import type { ExtractContext, ExtractedItem, Extractor } from './types.js';
 
 /** One linked heading is a page's own title; a listing repeats them. */
@@ -24,7 +24,7 @@ export const articleListExtractor: Extractor = {
     const sizes = subtreeSizes(root);
     let budget = WORK_BUDGET;
     let best: ExtractedItem[] = [];
-    for (const members of siblingGroups($, chrome).sort((a, b) => b.length - a.length)) {
+    for (const members of siblingGroups(root, chrome).sort((a, b) => b.length - a.length)) {
       const cost = members.reduce((sum, el) => sum + (sizes.get(el) ?? 1), 0);
       if (cost > budget) continue;
       budget -= cost;
@@ -51,9 +51,9 @@ function outermostArticles(root: AnyNode, chrome: ReadonlySet<Element>): Element
 }
 
 /** Children sharing tag and class under one parent (li of a ul, cards of a grid), outside page furniture. */
-function siblingGroups($: CheerioAPI, chrome: ReadonlySet<Element>): Element[][] {
+function siblingGroups(root: AnyNode, chrome: ReadonlySet<Element>): Element[][] {
   const groups: Element[][] = [];
-  for (const parent of $('body, body *').toArray()) {
+  for (const parent of descendants(root)) {
     if (chrome.has(parent)) continue;
     const bySignature = new Map<string, Element[]>();
     for (const child of parent.children) {

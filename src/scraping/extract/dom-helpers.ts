@@ -117,7 +117,7 @@ function isoCode(value: unknown): string | null {
 }
 
 /** An item with its text normalised; null when nothing readable is left of the title. */
-export function finishItem(item: ExtractedItem): ExtractedItem | null {
+function finishItem(item: ExtractedItem): ExtractedItem | null {
   const title = truncate(cleanText(item.title), MAX_TITLE_CHARS);
   if (title === '') return null;
   const description = truncate(cleanText(item.description), MAX_DESCRIPTION_CHARS);
@@ -170,6 +170,25 @@ export function pageChrome(root: AnyNode): ReadonlySet<Element> {
     }
   }
   return chrome;
+}
+
+/**
+ * All elements under `root` in document order. Walked by hand: the CSS route ("body *") checks each
+ * element's ancestors, which is quadratic on deeply nested pages.
+ */
+export function descendants(root: AnyNode): Element[] {
+  const found: Element[] = [];
+  const stack: AnyNode[] = [];
+  const pushChildren = (node: AnyNode): void => {
+    if ('children' in node) for (let i = node.children.length - 1; i >= 0; i -= 1) stack.push(node.children[i]!);
+  };
+  pushChildren(root);
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (isElement(node)) found.push(node);
+    pushChildren(node);
+  }
+  return found;
 }
 
 /** Number of elements in each element's subtree (itself included), to budget the heuristics' work. */

@@ -34,11 +34,7 @@ function scriptBlocks($: CheerioAPI): string[] {
  * trailing commas; undefined when the block is still not JSON, so one broken block skips alone.
  */
 export function parseBlock(raw: string): Json | undefined {
-  const unwrapped = raw
-    .trim()
-    .replace(/^(?:\/\/\s*)?(?:<!--|<!\[CDATA\[)/, '')
-    .replace(/(?:\/\/\s*)?(?:-->|\]\]>)$/, '')
-    .trim();
+  const unwrapped = stripClosingWrapper(raw.trim().replace(OPENING_WRAPPER, ''));
   for (const candidate of [unwrapped, unwrapped.replace(/,(\s*[}\]])/g, '$1')]) {
     try {
       return JSON.parse(candidate) as Json;
@@ -47,6 +43,20 @@ export function parseBlock(raw: string): Json | undefined {
     }
   }
   return undefined;
+}
+
+/** "<!--", "<![CDATA[", "//<![CDATA[", "/* <![CDATA[ *\/" before the JSON. */
+const OPENING_WRAPPER = /^(?:\/\/|\/\*)?\s*(?:<!--|<!\[CDATA\[)\s*(?:\*\/)?/;
+
+/** The closers ("-->", "//]]>", "/* ]]> *\/"), peeled by hand: an end-anchored regex rescans long whitespace quadratically. */
+function stripClosingWrapper(text: string): string {
+  let rest = text.trimEnd();
+  if (rest.endsWith('*/')) rest = rest.slice(0, -2).trimEnd();
+  const closer = ['-->', ']]>'].find((c) => rest.endsWith(c));
+  if (closer === undefined) return text.trim();
+  rest = rest.slice(0, -closer.length).trimEnd();
+  if (rest.endsWith('//') || rest.endsWith('/*')) rest = rest.slice(0, -2);
+  return rest.trim();
 }
 
 function itemsIn(node: Json, pageUrl: string, depth: number): ExtractedItem[] {

@@ -1,16 +1,20 @@
 // Heuristic for shops without structured data: finds repeated "cards" (same tag and class) that each show a title and a price.
-import type { CheerioAPI } from 'cheerio';
 import type { AnyNode, Element } from 'domhandler';
 import { parsePrice } from '../price.js';
-import { absoluteUrl, cleanText, closestWithin, hasAncestorWithin, isElement, pageChrome, priceFromText, subtreeSizes, visibleText } from './dom-helpers.js';
+import { absoluteUrl, cleanText, closestWithin, descendants, hasAncestorWithin, isElement, pageChrome, priceFromText, subtreeSizes, visibleText } from './dom-helpers.js';
 import type { ExtractContext, ExtractedItem, Extractor } from './types.js';
 
 /** Fewer than this many priced cards is a coincidence, not a listing. */
 const MIN_PRICED_CARDS = 2;
 
-/** Class names that mark a price, and the ones that mark a price that no longer applies. */
+/** Class names that mark a price. */
 const PRICE_CLASS = /price|cost|amount/i;
-const STALE_PRICE_CLASS = /old|was|regular|strike|compare|before|original|rrp|list-price/i;
+
+/**
+ * Words in a class name that mark a price that no longer applies ("old-price", "price--was",
+ * "compareAtPrice"). Whole words, so "sold-out" or "price-holder" do not count.
+ */
+const STALE_PRICE_WORDS: ReadonlySet<string> = new Set(['old', 'was', 'regular', 'strike', 'strikethrough', 'crossed', 'compare', 'before', 'original', 'rrp', 'list']);
 
 /**
  * How many elements the heuristic may inspect per page. Listings cost about their own size, so
@@ -26,16 +30,11 @@ const ACTION_TEXT = /^(?:add to (?:cart|basket|bag)|buy(?: now)?|view(?: details
 
 const SKIPPED_TAGS: ReadonlySet<string> = new Set(['html', 'head', 'body', 'script', 'style', 'noscript', 'template', 'meta', 'link', 'br', 'img', 'svg', 'option']);
 
-interface Card {
-  element: Element;
-  item: ExtractedItem;
-}
-
 interface Group {
   depth: number;
   /** Document order of the group's first member, to break ties the same way every time. */
   order: number;
-  cards: Card[];
+  items: ExtractedItem[];
   priced: number;
 }
 
@@ -49,14 +48,14 @@ export const productCardsExtractor: Extractor = {
     const analysed: Group[] = [];
     let budget = WORK_BUDGET;
     // Bigger groups first: when the budget runs out, what is left unexamined is least likely a listing.
-    for (const group of candidateGroups($).sort((a, b) => b.members.length - a.members.length || a.depth - b.depth)) {
+    for (const group of candidateGroups(root).sort((a, b) => b.members.length - a.members.length || a.depth - b.depth)) {
       const cost = group.members.reduce((sum, el) => sum + (sizes.get(el) ?? 1), 0);
       if (cost > budget) continue;
       budget -= cost;
-      analysed.push(analyseGroup($, group, pageUrl, chrome));
+      analysed.push(analyseGroup(group, pageUrl, chrome));
     }
     const best = bestGroup(analysed);
-    return best === null ? [] : best.cards.map((card) => card.item);
+    return best?.items ?? [];
   },
 };
 
@@ -64,10 +63,10 @@ export const productCardsExtractor: Extractor = {
  * Elements with the same tag and first class at the same depth under same-looking parents. Grouping
  * across parents lets a grid split into rows (".row > .col") still count as one listing.
  */
-function candidateGroups($: CheerioAPI): Array<{ depth: number; order: number; members: Element[] }> {
+function candidateGroups(root: AnyNode): Array<{ depth: number; order: number; members: Element[] }> {
   const depths = new Map<AnyNode, number>();
   const groups = new Map<string, { depth: number; order: number; members: Element[] }>();
-  for (const el of $('body *').toArray()) {
+  for (const el of descendants(root)) {
     const parent = el.parent;
     const depth = (parent === null ? 0 : depths.get(parent) ?? 0) + 1;
     depths.set(el, depth);
@@ -86,14 +85,14 @@ function signature(el: Element): string {
   return `${el.name}.${firstClass}`;
 }
 
-function analyseGroup($: CheerioAPI, group: { depth: number; order: number; members: Element[] }, pageUrl: string, chrome: ReadonlySet<Element>): Group {
-  const cards = group.members
+function analyseGroup(group: { depth: number; order: number; members: Element[] }, pageUrl: string, chrome: ReadonlySet<Element>): Group {
+  const items = group.members
     .filter((el) => !chrome.has(el))
     .flatMap((el) => {
-      const item = cardItem($, el, pageUrl);
-      return item === null ? [] : [{ element: el, item }];
+      const item = cardItem(el, pageUrl);
+      return item === null ? [] : [item];
     });
-  return { depth: group.depth, order: group.order, cards, priced: cards.filter((c) => c.item.price !== null).length };
+  return { depth: group.depth, order: group.order, items, priced: items.filter((item) => item.price !== null).length };
 }
 
 /**
@@ -108,30 +107,39 @@ function bestGroup(groups: Group[]): Group | null {
 }
 
 /** A card's item, or null when it lacks a title or anything in the place of a price. */
-function cardItem($: CheerioAPI, card: Element, pageUrl: string): ExtractedItem | null {
-  const priceEl = priceElement($, card);
+function cardItem(card: Element, pageUrl: string): ExtractedItem | null {
+  // One walk of the card serves every lookup below; CSS queries per card were the slow part on big listings.
+  const inside = descendants(card);
+  const priceEl = priceElement(card, inside);
   const priceText = priceEl === null ? loosePriceText(card) : visibleText(priceEl) || priceEl.attribs['content'] || '';
   if (priceText === '') return null;
-  const titleEl = titleElement($, card, priceEl);
+  const titleEl = titleElement(card, inside, priceEl);
   if (titleEl === null) return null;
-  const title = titleOf($, titleEl);
+  const title = titleOf(titleEl);
   if (title === '' || title === priceText) return null;
-  const description = $(card).find('[class*="desc"], [class*="summary"], [class*="excerpt"]').first().get(0);
+  const description = inside.find((el) => DESCRIPTION_CLASS.test(el.attribs['class'] ?? ''));
   return {
     title,
     ...priceFromText(priceText),
-    url: absoluteUrl(linkOf($, card, titleEl), pageUrl),
+    url: absoluteUrl(linkOf(card, inside, titleEl), pageUrl),
     description: description === undefined ? null : visibleText(description) || null,
   };
 }
 
-/** The innermost element marked as the current price; "was" prices and struck-through ones are skipped. */
-function priceElement($: CheerioAPI, card: Element): Element | null {
-  const marked = $(card)
-    .find('*')
-    .toArray()
-    .filter((el) => isPriceMarked(el) && !isStalePrice(el, card));
-  const innermost = marked.filter((el) => !marked.some((other) => other !== el && contains(el, other, card)));
+const DESCRIPTION_CLASS = /desc|summary|excerpt/i;
+
+/**
+ * The innermost element marked as the current price ("price-box" holds "old-price" and
+ * "special-price"; the latter is wanted); "was" prices and struck-through ones are skipped.
+ */
+function priceElement(card: Element, inside: Element[]): Element | null {
+  const marked = inside.filter((el) => isPriceMarked(el) && !isStalePrice(el, card));
+  // Linear, not pairwise: a wrapper around a whole grid can hold thousands of marked elements.
+  const holdsAnother = new Set<AnyNode>();
+  for (const el of marked) {
+    for (let current = el.parent; current !== null && current !== card && !holdsAnother.has(current); current = current.parent) holdsAnother.add(current);
+  }
+  const innermost = marked.filter((el) => !holdsAnother.has(el));
   return innermost.find((el) => parsePrice(visibleText(el) || el.attribs['content']) !== null) ?? innermost[0] ?? null;
 }
 
@@ -140,8 +148,17 @@ function isPriceMarked(el: Element): boolean {
 }
 
 function isStalePrice(el: Element, card: Element): boolean {
-  if (STALE_PRICE_CLASS.test(el.attribs['class'] ?? '') || STRUCK_TAGS.has(el.name)) return true;
+  if (STRUCK_TAGS.has(el.name) || classWords(el).some((word) => STALE_PRICE_WORDS.has(word))) return true;
   return hasAncestorWithin(el, card, (ancestor) => STRUCK_TAGS.has(ancestor.name));
+}
+
+/** "price--old compareAtPrice" -> ["price", "old", "compare", "at", "price"]. */
+function classWords(el: Element): string[] {
+  return (el.attribs['class'] ?? '')
+    .replace(/([a-z])([A-Z])/g, '$1-$2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((word) => word !== '');
 }
 
 const STRUCK_TAGS: ReadonlySet<string> = new Set(['del', 's', 'strike']);
@@ -162,35 +179,37 @@ function loosePriceText(card: Element): string {
 }
 
 /** A heading, else something classed as a title or name, else a link whose text names something. */
-function titleElement($: CheerioAPI, card: Element, priceEl: Element | null): Element | null {
-  const usable = (el: Element): boolean => (priceEl === null || (!contains(el, priceEl, card) && !contains(priceEl, el, card))) && visibleText(el) !== '';
-  const inCard = (selector: string): Element[] => $(card).find(selector).toArray().filter(usable);
-  const heading = inCard('h1, h2, h3, h4, h5, h6')[0];
-  if (heading !== undefined) return heading;
-  const named = inCard('[class*="title"], [class*="name"], [itemprop="name"]')[0];
-  if (named !== undefined) return named;
+function titleElement(card: Element, inside: Element[], priceEl: Element | null): Element | null {
+  const apartFromPrice = (el: Element): boolean => priceEl === null || (!contains(el, priceEl, card) && !contains(priceEl, el, card));
+  const usable = (test: (el: Element) => boolean): Element | undefined => inside.find((el) => test(el) && apartFromPrice(el) && visibleText(el) !== '');
   return (
-    inCard('a[href]').find((a) => {
-      const text = visibleText(a);
+    usable((el) => /^h[1-6]$/.test(el.name)) ??
+    usable((el) => TITLE_CLASS.test(el.attribs['class'] ?? '') || el.attribs['itemprop'] === 'name') ??
+    usable((el) => {
+      if (!isLink(el)) return false;
+      const text = visibleText(el);
       return text.length >= 3 && !ACTION_TEXT.test(text) && !parsePrice(text)?.currency;
-    }) ?? null
+    }) ??
+    null
   );
 }
+
+const TITLE_CLASS = /title|name/i;
 
 /** Full title: a link's title attribute holds it when the visible text is truncated. */
-function titleOf($: CheerioAPI, titleEl: Element): string {
-  const link = titleEl.name === 'a' ? $(titleEl) : $(titleEl).find('a[title]').first();
-  return cleanText(link.attr('title')) || visibleText(titleEl);
+function titleOf(titleEl: Element): string {
+  const link = titleEl.name === 'a' ? titleEl : descendants(titleEl).find((el) => el.name === 'a' && el.attribs['title'] !== undefined);
+  return cleanText(link?.attribs['title']) || visibleText(titleEl);
 }
 
-/** The title's own link, else the card's first link, else the card itself when it is a link. */
-function linkOf($: CheerioAPI, card: Element, titleEl: Element): string | undefined {
-  const isLink = (el: Element): boolean => el.name === 'a' && el.attribs['href'] !== undefined;
-  return (
-    closestWithin(titleEl, card, isLink)?.attribs['href'] ??
-    $(titleEl).find('a[href]').first().attr('href') ??
-    $(card).find('a[href]').first().attr('href')
-  );
+/** The title's own link (around or inside it), else the card's first link. */
+function linkOf(card: Element, inside: Element[], titleEl: Element): string | undefined {
+  const link = closestWithin(titleEl, card, isLink) ?? descendants(titleEl).find(isLink) ?? inside.find(isLink);
+  return link?.attribs['href'];
+}
+
+function isLink(el: Element): boolean {
+  return el.name === 'a' && el.attribs['href'] !== undefined;
 }
 
 /** Whether `node` lies inside `ancestor`; the walk stops at the card, so it stays cheap on deep pages. */

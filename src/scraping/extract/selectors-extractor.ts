@@ -1,5 +1,5 @@
 // Extracts items with CSS selectors the caller supplied ({item, title, price, description?, link?}).
-import type { Cheerio, CheerioAPI } from 'cheerio';
+import type { Cheerio } from 'cheerio';
 import type { AnyNode, Element } from 'domhandler';
 import { absoluteUrl, isElement, priceFromText, visibleText } from './dom-helpers.js';
 import type { ExtractContext, ExtractedItem, Extractor, Selectors } from './types.js';
@@ -9,11 +9,11 @@ export const selectorsExtractor: Extractor = {
   extract({ $, pageUrl, selectors }: ExtractContext): ExtractedItem[] {
     if (selectors === undefined) return [];
     const items = tryFind(() => $(selectors.item))?.toArray().filter(isElement) ?? [];
-    return items.map((el) => itemFrom($, $(el), selectors, pageUrl));
+    return items.map((el) => itemFrom($(el), selectors, pageUrl));
   },
 };
 
-function itemFrom($: CheerioAPI, item: Cheerio<Element>, selectors: Selectors, pageUrl: string): ExtractedItem {
+function itemFrom(item: Cheerio<Element>, selectors: Selectors, pageUrl: string): ExtractedItem {
   const titleEl = first(item, selectors.title);
   const priceEl = first(item, selectors.price);
   const descriptionEl = selectors.description ? first(item, selectors.description) : undefined;
@@ -24,7 +24,7 @@ function itemFrom($: CheerioAPI, item: Cheerio<Element>, selectors: Selectors, p
   return {
     title,
     ...priceFromText(priceText),
-    url: absoluteUrl(linkHref($, item, titleEl, selectors.link), pageUrl),
+    url: absoluteUrl(linkHref(item, titleEl, selectors.link), pageUrl),
     description: descriptionEl ? visibleText(descriptionEl.get(0)) : null,
   };
 }
@@ -33,15 +33,16 @@ function itemFrom($: CheerioAPI, item: Cheerio<Element>, selectors: Selectors, p
  * The item's link: the `link` selector if given (its href, or the href of a link inside or around
  * it), else the link around or inside the title, else the item's first link.
  */
-function linkHref($: CheerioAPI, item: Cheerio<Element>, titleEl: Cheerio<Element> | undefined, link: string | undefined): string | undefined {
+function linkHref(item: Cheerio<Element>, titleEl: Cheerio<Element> | undefined, link: string | undefined): string | undefined {
   const anchor = (el: Cheerio<Element> | undefined): string | undefined =>
     el === undefined ? undefined : el.attr('href') ?? el.find('a[href]').first().attr('href') ?? el.closest('a[href]').attr('href');
   if (link) return anchor(first(item, link));
   return anchor(titleEl) ?? anchor(item.is('a[href]') ? item : item.find('a[href]').first());
 }
 
+/** The first match inside the item; an empty selector means the item itself (item "h3 a", title ""). */
 function first(item: Cheerio<Element>, selector: string): Cheerio<Element> | undefined {
-  if (selector.trim() === '') return undefined;
+  if (selector.trim() === '') return item;
   const found = tryFind(() => item.find(selector).first());
   return found !== undefined && found.length > 0 ? found : undefined;
 }
