@@ -36,6 +36,13 @@ export interface Config {
   /** Fastify `requestTimeout`: a request must be fully received within this. */
   requestTimeoutMs: number;
   bodyLimitBytes: number;
+  /** When set, mutating endpoints need it as a Bearer token or X-API-Key. */
+  apiKey: string | undefined;
+  /** Origins allowed by CORS ('*' for any); empty: no CORS headers. */
+  corsOrigins: string[];
+  /** Requests per minute per client; 0 turns a limit off. */
+  rateLimitScrapePerMinute: number;
+  rateLimitWritesPerMinute: number;
   scrape: ScrapeSettings;
 }
 
@@ -113,6 +120,10 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 120_000, 1_000, 3_600_000),
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1_048_576, 1_024, 104_857_600),
+    apiKey: str(env, 'API_KEY'),
+    corsOrigins: (str(env, 'CORS_ORIGINS') ?? '').split(',').map((o) => o.trim()).filter((o) => o !== ''),
+    rateLimitScrapePerMinute: int(env, 'RATE_LIMIT_SCRAPE_PER_MINUTE', 30, 0, 1_000_000),
+    rateLimitWritesPerMinute: int(env, 'RATE_LIMIT_WRITES_PER_MINUTE', 1_200, 0, 10_000_000),
     scrape: {
       timeoutMs: int(env, 'SCRAPE_TIMEOUT_MS', 15_000, 100, 120_000),
       maxBodyBytes: int(env, 'SCRAPE_MAX_BODY_BYTES', 5 * 1024 * 1024, 1_024, 104_857_600),

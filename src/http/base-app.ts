@@ -10,12 +10,15 @@ import Fastify, {
   type RawRequestDefaultExpression,
   type RawServerDefault,
 } from 'fastify';
+import cors from '@fastify/cors';
+import helmet from '@fastify/helmet';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Ajv, type Options as AjvOptions } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { installProblemHandling } from '../problems.js';
+import { installMetrics, type Metrics } from './metrics.js';
 
 // ajv-formats ships CommonJS with a default export that TypeScript sees one level down.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -35,9 +38,27 @@ export interface BaseAppOptions {
   logLevel: string;
   bodyLimitBytes: number;
   requestTimeoutMs: number;
-  /** Extra content-type parsers or plugins run before routes are added. */
   tags?: Array<{ name: string; description: string }>;
+  metrics: Metrics;
+  /** Origins allowed by CORS ('*' for any); empty: no CORS headers at all. */
+  corsOrigins: string[];
+  /** Documents the API-key schemes in OpenAPI, so /docs offers "Authorize". */
+  apiKeyRequired?: boolean;
 }
+
+// Swagger UI loads only its own files; its inline styles and data: images are the exceptions.
+const CSP_DIRECTIVES = {
+  defaultSrc: ["'self'"],
+  scriptSrc: ["'self'"],
+  styleSrc: ["'self'", "'unsafe-inline'"],
+  imgSrc: ["'self'", 'data:'],
+  fontSrc: ["'self'", 'data:'],
+  connectSrc: ["'self'"],
+  objectSrc: ["'none'"],
+  frameAncestors: ["'none'"],
+  baseUri: ["'self'"],
+  formAction: ["'self'"],
+};
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
@@ -108,6 +129,14 @@ export async function createBaseApp(options: BaseAppOptions): Promise<App> {
   });
 
   installProblemHandling(app);
+  await app.register(helmet, { contentSecurityPolicy: { useDefaults: false, directives: CSP_DIRECTIVES } });
+  if (options.corsOrigins.length > 0) {
+    await app.register(cors, {
+      origin: options.corsOrigins.includes('*') ? true : options.corsOrigins,
+      exposedHeaders: ['x-total-count', 'link', 'location', 'x-request-id', 'x-cache', 'retry-after'],
+    });
+  }
+  installMetrics(app, options.metrics);
   // JSON only by default; a service that takes other types adds its parser explicitly (415 otherwise).
   app.removeContentTypeParser('text/plain');
 
@@ -116,6 +145,16 @@ export async function createBaseApp(options: BaseAppOptions): Promise<App> {
       openapi: '3.1.0',
       info: { title: options.title, description: options.description, version: options.version },
       tags: options.tags,
+      ...(options.apiKeyRequired
+        ? {
+            components: {
+              securitySchemes: {
+                bearer: { type: 'http', scheme: 'bearer', description: 'API_KEY as a Bearer token' },
+                apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+              },
+            },
+          }
+        : {}),
     },
   });
   await app.register(swaggerUi, {

@@ -26,6 +26,11 @@ export interface Scraper {
   scrape(request: ScrapeRequest): Promise<ScrapeResult>;
 }
 
+export function scrapeMode(request: ScrapeRequest): ScrapeMode {
+  if (request.url === undefined) return 'demo';
+  return request.use_selenium ? 'dynamic' : 'static';
+}
+
 /** Rejects selectors the CSS engine cannot parse, before any page is fetched. */
 function checkSelectors(request: ScrapeRequest): void {
   const $ = load('<p></p>');
@@ -68,7 +73,7 @@ export function createScraper(deps: ScrapeDeps): Scraper {
     async scrape(request) {
       const started = now();
       const startedMs = performance.now();
-      const mode: ScrapeMode = request.url === undefined ? 'demo' : request.use_selenium ? 'dynamic' : 'static';
+      const mode = scrapeMode(request);
       const viaBrowser = request.use_selenium === true;
       const sourceUrl = request.url ?? deps.demoSiteUrl;
       const trusted = request.url === undefined;

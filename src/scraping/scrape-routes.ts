@@ -1,10 +1,12 @@
 // POST /scrape: runs the pipeline and answers with what it stored.
 import type { App } from '../http/base-app.js';
 import { problemResponses } from '../http/schemas.js';
-import type { Scraper } from './scrape-pipeline.js';
+import type { Metrics } from '../http/metrics.js';
+import { toProblem } from '../problems.js';
+import { scrapeMode, type Scraper } from './scrape-pipeline.js';
 import { ScrapeRequest, ScrapeResult } from './scrape-schema.js';
 
-export function scrapeRoutes(app: App, scraper: Scraper): void {
+export function scrapeRoutes(app: App, scraper: Scraper, metrics: Metrics): void {
   app.post(
     '/scrape',
     {
@@ -26,6 +28,21 @@ export function scrapeRoutes(app: App, scraper: Scraper): void {
         done();
       },
     },
-    async (request) => scraper.scrape(request.body),
+    async (request) => {
+      const mode = scrapeMode(request.body);
+      const stop = metrics.scrapeDuration.startTimer({ mode });
+      try {
+        const result = await scraper.scrape(request.body);
+        stop({ outcome: 'succeeded' });
+        metrics.scrapeRuns.inc({ mode, outcome: 'succeeded' });
+        metrics.scrapeProducts.inc({ mode }, result.count);
+        return result;
+      } catch (error) {
+        const outcome = `failed_${toProblem(error).status}`;
+        stop({ outcome });
+        metrics.scrapeRuns.inc({ mode, outcome });
+        throw error;
+      }
+    },
   );
 }

@@ -1,0 +1,119 @@
+// Access control, rate limits, security headers, CORS and metrics of the main service.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { App } from '../../src/http/base-app.js';
+import type { Database } from '../../src/db/database.js';
+import { backends, mainAppOn } from '../helpers.js';
+
+describe('main service protection', () => {
+  let db: Database;
+  const closers: Array<() => Promise<void>> = [];
+  const later = { after: (fn: () => Promise<void>) => closers.push(fn) };
+  before(async () => {
+    db = await backends()[0]!.open();
+  });
+  after(async () => {
+    for (const close of closers) await close();
+    await db.close();
+  });
+
+  test('with API_KEY set, writes need the key (Bearer or X-API-Key) and reads stay open', async () => {
+    const app = await mainAppOn(db, later, { API_KEY: 's3cret-key' });
+    const create = { method: 'POST' as const, url: '/products', payload: { title: 'Keyed', price: 1 } };
+    const none = await app.inject(create);
+    assert.equal(none.statusCode, 401);
+    assert.match(String(none.headers['content-type']), /problem\+json/);
+    assert.equal(none.headers['www-authenticate'], 'Bearer');
+    const wrong = await app.inject({ ...create, headers: { authorization: 'Bearer s3cret-kez' } });
+    assert.equal(wrong.statusCode, 401);
+    const longer = await app.inject({ ...create, headers: { 'x-api-key': 's3cret-key-and-more' } });
+    assert.equal(longer.statusCode, 401);
+    const bearer = await app.inject({ ...create, headers: { authorization: 'Bearer s3cret-key' } });
+    assert.equal(bearer.statusCode, 201);
+    const header = await app.inject({ ...create, headers: { 'x-api-key': 's3cret-key' } });
+    assert.equal(header.statusCode, 201);
+    const id = bearer.json().id;
+    for (const [method, url] of [['PUT', `/products/${id}`], ['PATCH', `/products/${id}`], ['DELETE', `/products/${id}`], ['POST', '/scrape']] as const) {
+      const res = await app.inject({ method, url, payload: { price: 2 } });
+      assert.equal(res.statusCode, 401, `${method} ${url}`);
+    }
+    assert.equal((await app.inject({ url: '/products' })).statusCode, 200);
+    assert.equal((await app.inject({ url: `/products/${id}` })).statusCode, 200);
+    assert.equal((await app.inject({ url: '/scrape-logs' })).statusCode, 200);
+    const spec = (await app.inject({ url: '/openapi.json' })).json();
+    assert.ok(spec.components.securitySchemes.bearer, '/docs offers Authorize');
+    assert.deepEqual(spec.paths['/products'].post.security, [{ bearer: [] }, { apiKey: [] }]);
+    assert.equal(spec.paths['/products'].get.security, undefined);
+  });
+
+  test('without API_KEY nothing asks for one', async () => {
+    const app = await mainAppOn(db, later);
+    const res = await app.inject({ method: 'POST', url: '/products', payload: { title: 'Open', price: 1 } });
+    assert.equal(res.statusCode, 201);
+  });
+
+  test('POST /scrape and writes are rate limited per client with a 429 problem and Retry-After', async () => {
+    const app = await mainAppOn(db, later, {
+      RATE_LIMIT_SCRAPE_PER_MINUTE: '2',
+      RATE_LIMIT_WRITES_PER_MINUTE: '3',
+      DEMO_SITE_URL: 'http://127.0.0.1:9/',
+    });
+    const scrape = () => app.inject({ method: 'POST', url: '/scrape', payload: { url: 'ftp://x/' } });
+    assert.equal((await scrape()).statusCode, 422);
+    assert.equal((await scrape()).statusCode, 422);
+    const limited = await scrape();
+    assert.equal(limited.statusCode, 429);
+    assert.match(String(limited.headers['content-type']), /problem\+json/);
+    assert.ok(Number(limited.headers['retry-after']) >= 1);
+    const write = () => app.inject({ method: 'POST', url: '/products', payload: { title: 'w', price: 1 } });
+    for (let i = 0; i < 3; i++) assert.equal((await write()).statusCode, 201);
+    assert.equal((await write()).statusCode, 429);
+    assert.equal((await app.inject({ url: '/products?limit=1' })).statusCode, 200, 'reads are not limited');
+  });
+
+  test('security headers on every answer, with a CSP Swagger UI works under', async () => {
+    const app = await mainAppOn(db, later);
+    for (const url of ['/products?limit=1', '/docs', '/nowhere']) {
+      const res = await app.inject({ url });
+      assert.equal(res.headers['x-content-type-options'], 'nosniff', url);
+      assert.ok(res.headers['content-security-policy'], url);
+      assert.equal(res.headers['x-frame-options'], 'SAMEORIGIN', url);
+    }
+    const csp = String((await app.inject({ url: '/docs' })).headers['content-security-policy']);
+    assert.match(csp, /script-src 'self'/);
+    assert.match(csp, /img-src 'self' data:/);
+  });
+
+  test('CORS only for the configured origins', async () => {
+    const none = await mainAppOn(db, later);
+    const plain = await none.inject({ url: '/products?limit=1', headers: { origin: 'https://app.example' } });
+    assert.equal(plain.headers['access-control-allow-origin'], undefined);
+    const app = await mainAppOn(db, later, { CORS_ORIGINS: 'https://app.example, https://admin.example' });
+    const allowed = await app.inject({ url: '/products?limit=1', headers: { origin: 'https://app.example' } });
+    assert.equal(allowed.headers['access-control-allow-origin'], 'https://app.example');
+    assert.match(String(allowed.headers['access-control-expose-headers']), /x-total-count/);
+    const other = await app.inject({ url: '/products?limit=1', headers: { origin: 'https://evil.example' } });
+    assert.equal(other.headers['access-control-allow-origin'], undefined);
+    const preflight = await app.inject({
+      method: 'OPTIONS',
+      url: '/products',
+      headers: { origin: 'https://admin.example', 'access-control-request-method': 'POST' },
+    });
+    assert.equal(preflight.statusCode, 204);
+  });
+
+  test('GET /metrics counts requests by route and status; each app has its own registry', async () => {
+    const one = await mainAppOn(db, later);
+    const two = await mainAppOn(db, later);
+    await one.inject({ url: '/products/999999' });
+    await one.inject({ url: '/products/999999' });
+    await one.inject({ method: 'POST', url: '/scrape', payload: { url: 'ftp://x/' } });
+    const text = (await one.inject({ url: '/metrics' })).body;
+    assert.match(text, /http_requests_total\{method="GET",route="\/products\/:id",status="404",service="main"\} 2/);
+    assert.match(text, /scrape_runs_total\{mode="static",outcome="failed_422",service="main"\} 1/);
+    assert.match(text, /http_request_duration_seconds_bucket/);
+    assert.match(text, /process_resident_memory_bytes/);
+    const other = (await two.inject({ url: '/metrics' })).body;
+    assert.doesNotMatch(other, /route="\/products\/:id",status="404"/);
+  });
+});
