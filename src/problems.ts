@@ -149,7 +149,7 @@ export function toProblem(error: unknown): HttpProblem {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new PayloadTooLarge('The request body is larger than this endpoint accepts.');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new UnsupportedMediaType('This endpoint accepts application/json bodies.');
+      return new UnsupportedMediaType("This endpoint does not accept the request's content type; /docs lists what it takes.");
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new BadRequest('The body is empty but the content type says JSON.');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':

@@ -9,7 +9,7 @@ import { migrate } from '../src/db/migrate.js';
 import { migrations } from '../src/db/migrations.js';
 import { loadConfig } from '../src/config.js';
 import { buildMainApp } from '../src/main/app.js';
-import { createScraping } from '../src/main/compose.js';
+import { createExternalPosts, createScraping } from '../src/main/compose.js';
 import { createProductStore } from '../src/products/product-store.js';
 import { createJsonbLogStore } from '../src/scrape-logs/jsonb-log-store.js';
 
@@ -80,18 +80,20 @@ async function openPostgres(url: string): Promise<Database> {
 
 
 /**
- * The main app on `db` with the JSONB log store and real fetcher and browser, closed when the test
- * ends. `env` adds configuration (DEMO_SITE_URL, SCRAPE_ALLOW_PRIVATE_NETWORKS...).
+ * The main app on `db` with the JSONB log store, real fetcher and browser, and a posts client for
+ * EXTERNAL_POSTS_URL, closed when the test ends. `env` adds configuration (DEMO_SITE_URL,
+ * SCRAPE_ALLOW_PRIVATE_NETWORKS, EXTERNAL_POSTS_URL, EXTERNAL_POSTS_TIMEOUT_MS...).
  */
 export async function mainAppOn(db: Database, t: { after(fn: () => Promise<void>): void }, env: Record<string, string> = {}) {
   const config = loadConfig({ LOG_LEVEL: 'silent', ...env });
   const products = createProductStore(db);
   const logs = createJsonbLogStore(db);
   const scraping = createScraping(config, { products, logs });
-  const app = await buildMainApp({ config, db, products, logs, ...scraping });
+  const posts = createExternalPosts(config);
+  const app = await buildMainApp({ config, db, products, logs, ...scraping, posts });
   t.after(async () => {
     await app.close();
-    await scraping.close();
+    await Promise.all([scraping.close(), posts.close()]);
   });
   return app;
 }

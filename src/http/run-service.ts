@@ -7,11 +7,16 @@ export interface ServiceSpec {
   host: string;
   port: number;
   logLevel: string;
-  /** Opens what the service needs and builds its app; `close` releases those resources. */
-  start(log: Logger): Promise<{ app: App; close: () => Promise<void> }>;
+  /**
+   * Opens what the service needs and builds its app; `close` releases those resources; `drain`,
+   * if given, is told at shutdown how long in-flight work may still take before it is stopped.
+   */
+  start(log: Logger): Promise<{ app: App; close: () => Promise<void>; drain?: (graceMs: number) => Promise<void> }>;
 }
 
 const SHUTDOWN_GRACE_MS = 10_000;
+/** Long-running work (a scrape) is stopped this long before the hard exit, to leave time to answer. */
+const DRAIN_MS = 7_000;
 
 export async function runService(spec: ServiceSpec): Promise<void> {
   const log = pino({ name: spec.name, level: spec.logLevel });
@@ -23,7 +28,7 @@ export async function runService(spec: ServiceSpec): Promise<void> {
     log.fatal({ err: error }, `${spec.name} service failed to start: ${(error as Error).message}`);
     process.exit(1);
   }
-  const { app, close } = started;
+  const { app, close, drain } = started;
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -37,7 +42,13 @@ export async function runService(spec: ServiceSpec): Promise<void> {
     }, SHUTDOWN_GRACE_MS);
     force.unref();
     try {
+      const drained = drain?.(DRAIN_MS);
+      // A keep-alive connection whose request finishes after close() began would otherwise stay
+      // open until its idle timeout, holding close() with it.
+      const sweep = setInterval(() => app.server.closeIdleConnections(), 200);
       await app.close(); // stops accepting, waits for in-flight requests
+      clearInterval(sweep);
+      await drained;
       await close();
       log.info(`${spec.name} service stopped`);
       process.exit(0);
@@ -46,6 +57,8 @@ export async function runService(spec: ServiceSpec): Promise<void> {
       process.exit(1);
     }
   };
-  process.once('SIGINT', () => void stop('SIGINT'));
-  process.once('SIGTERM', () => void stop('SIGTERM'));
+  // `on`, not `once`: a second signal (Ctrl-C in a terminal reaches every process of the group)
+  // must be ignored while stopping, not kill the process half-way through closing.
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
 }

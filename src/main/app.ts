@@ -5,6 +5,8 @@ import type { Database } from '../db/database.js';
 import type { PostsClient } from '../external-posts/posts-client.js';
 import { postsRoutes } from '../external-posts/posts-routes.js';
 import { createBaseApp, type App } from '../http/base-app.js';
+import { createMetrics } from '../http/metrics.js';
+import { guardWrites } from '../http/write-guard.js';
 import { Check, type CheckResult, collectEndpoints, healthSchema, packageVersion, timedCheck, welcomeRoute } from '../http/meta-routes.js';
 import { productRoutes } from '../products/product-routes.js';
 import type { ProductStore } from '../products/product-store.js';
@@ -15,7 +17,16 @@ import { scrapeRoutes } from '../scraping/scrape-routes.js';
 import type { PageRenderer } from '../scraping/types.js';
 
 export interface MainDeps {
-  config: Pick<Config, 'logLevel' | 'bodyLimitBytes' | 'requestTimeoutMs'>;
+  config: Pick<
+    Config,
+    | 'logLevel'
+    | 'bodyLimitBytes'
+    | 'requestTimeoutMs'
+    | 'corsOrigins'
+    | 'apiKey'
+    | 'rateLimitScrapePerMinute'
+    | 'rateLimitWritesPerMinute'
+  >;
   db: Database;
   products: ProductStore;
   logs: LogStore;
@@ -33,7 +44,11 @@ const MainHealth = healthSchema(Type.Object({ relational: Check, document: Check
 
 export async function buildMainApp(deps: MainDeps): Promise<App> {
   const version = packageVersion();
+  const metrics = createMetrics('main');
   const app = await createBaseApp({
+    metrics,
+    corsOrigins: deps.config.corsOrigins,
+    apiKeyRequired: deps.config.apiKey !== undefined,
     title: 'Data aggregator: main service',
     description: DESCRIPTION,
     version,
@@ -48,6 +63,15 @@ export async function buildMainApp(deps: MainDeps): Promise<App> {
     ],
   });
   const endpoints = collectEndpoints(app);
+  await guardWrites(app, {
+    apiKey: deps.config.apiKey,
+    writesPerMinute: deps.config.rateLimitWritesPerMinute,
+    routeLimits: { '/scrape': deps.config.rateLimitScrapePerMinute },
+  });
+  if ('poolStats' in deps.db) {
+    const db = deps.db as Database & { poolStats(): Record<string, number> };
+    metrics.gauge('db_pool_connections', 'PostgreSQL pool connections by state', () => ({ ...db.poolStats() }));
+  }
 
   welcomeRoute(app, { name: NAME, version, description: DESCRIPTION }, endpoints);
 
@@ -75,7 +99,7 @@ export async function buildMainApp(deps: MainDeps): Promise<App> {
   );
 
   productRoutes(app, deps.products);
-  scrapeRoutes(app, deps.scraper);
+  scrapeRoutes(app, deps.scraper, metrics);
   logRoutes(app, deps.logs);
   postsRoutes(app, deps.posts);
   return app;

@@ -51,6 +51,8 @@ export function createScraping(
     demoSiteUrl: config.demoSiteUrl,
     allowPrivateNetworks: allowPrivate,
     defaultTimeoutMs: config.scrape.timeoutMs,
+    maxConcurrent: config.scrape.globalConcurrency,
+    maxQueued: config.scrape.globalConcurrency * 4,
   });
   return {
     fetcher,

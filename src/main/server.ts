@@ -2,7 +2,7 @@
 import { loadConfig, loadDotEnv } from '../config.js';
 import { runService } from '../http/run-service.js';
 import { buildMainApp } from './app.js';
-import { createScraping } from './compose.js';
+import { createExternalPosts, createScraping } from './compose.js';
 import { openStores } from './stores.js';
 
 loadDotEnv();
@@ -19,11 +19,13 @@ await runService({
       log.info({ applied: stores.migrations.applied }, 'applied database migrations');
     }
     const scraping = createScraping(config, stores, log);
-    const app = await buildMainApp({ config, ...stores, ...scraping });
+    const posts = createExternalPosts(config);
+    const app = await buildMainApp({ config, ...stores, ...scraping, posts });
     return {
       app,
+      drain: (graceMs) => scraping.scraper.drain(graceMs),
       async close() {
-        await scraping.close();
+        await Promise.allSettled([scraping.close(), posts.close()]);
         await stores.close();
       },
     };

@@ -44,7 +44,8 @@ export async function crawl(
   outer?.addEventListener('abort', abort, { once: true });
   try {
     const read = async (url: string): Promise<CrawledPage> => {
-      const page = await load(url, controller.signal);
+      // A loader that ignores the signal (the browser) must still not outlive an abort.
+      const page = await untilAborted(load(url, controller.signal), controller.signal);
       return { url: page.url, ...extract(page.html, page.url, selectors) };
     };
     const first = await read(startUrl);
@@ -87,6 +88,15 @@ export async function crawl(
     outer?.removeEventListener('abort', abort);
     controller.abort(); // speculative requests past the last page are not needed
   }
+}
+
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 function sameUrl(a: string, b: string): boolean {
