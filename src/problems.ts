@@ -1,4 +1,5 @@
 // RFC 9457 problem types and the one error handler both services share.
+import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 export interface FieldError {
@@ -160,7 +161,7 @@ export function toProblem(error: unknown): HttpProblem {
   }
   const status = typeof e?.statusCode === 'number' ? e.statusCode : 500;
   if (status === 429) return new TooManyRequests(e.message, 1);
-  if (status >= 400 && status < 500) return new HttpProblem(status, 'client-error', 'Bad Request', e.message);
+  if (status >= 400 && status < 500) return new HttpProblem(status, 'client-error', STATUS_CODES[status] ?? 'Bad Request', e.message);
   return new HttpProblem(500, 'internal', 'Internal Server Error', 'The server failed to answer this request; it has been logged.');
 }
 
@@ -170,6 +171,15 @@ export function sendProblem(reply: FastifyReply, problem: HttpProblem, instance?
     .headers(problem.headers)
     .type('application/problem+json')
     .send(problem.toBody(instance));
+}
+
+/**
+ * Fastify's `frameworkErrors` option: the router answers a malformed %-escape (400) or an over-long path
+ * parameter (414) itself, before any error handler, in its own JSON shape unless given this.
+ */
+export function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  request.log.info({ status: error.statusCode, code: error.code }, error.message);
+  sendProblem(reply, toProblem(error), request.url.split('?')[0]);
 }
 
 /** Installs the error and not-found handlers; every error leaves as application/problem+json. */

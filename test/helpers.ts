@@ -1,4 +1,5 @@
 // Test helpers: the database backends to run against, and apps built on them.
+import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -96,4 +97,17 @@ export async function mainAppOn(db: Database, t: { after(fn: () => Promise<void>
     await Promise.all([scraping.close(), posts.close()]);
   });
   return app;
+}
+
+/** Asserts an RFC 9457 problem answer with `status` and no stack trace; returns its parsed body. */
+export function assertProblem(res: { statusCode: number; headers: Record<string, unknown>; body: string }, status: number) {
+  assert.equal(res.statusCode, status, res.body);
+  assert.match(String(res.headers['content-type']), /^application\/problem\+json/);
+  const body = JSON.parse(res.body);
+  assert.equal(body.status, status);
+  assert.equal(typeof body.title, 'string');
+  assert.equal(typeof body.detail, 'string');
+  assert.match(body.type, /^urn:data-aggregator:problem:/);
+  assert.doesNotMatch(res.body, /at .*\.(ts|js):\d+/, 'no stack trace');
+  return body;
 }

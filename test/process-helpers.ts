@@ -34,7 +34,7 @@ export interface ServiceProcess {
 }
 
 /** Runs the main service from source with exactly `env` (plus PATH), waiting until /health answers. */
-export async function startMainProcess(env: Record<string, string>, upWithinMs = 60_000): Promise<ServiceProcess> {
+export async function startMainProcess(env: Record<string, string>, upWithinMs = 120_000): Promise<ServiceProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', TSX, MAIN_SERVER], {
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', PORT: String(port), ...env },

@@ -2,37 +2,19 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, connect, type Server } from 'node:net';
+import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { TSX, freePort, listening } from './process-helpers.js';
 
 const START = fileURLToPath(new URL('../src/start.ts', import.meta.url));
-// An absolute loader URL, so the services can run from a temp directory with no .env of the checkout.
-const TSX = import.meta.resolve('tsx');
 /** PGlite's first start is slow on a loaded machine. */
 const UP_WITHIN_MS = 60_000;
 const STOP_WITHIN_MS = 15_000;
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
-function listening(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
 
 function alive(pid: number): boolean {
   try {

@@ -73,13 +73,10 @@ export async function buildAuxApp(deps: AuxDeps): Promise<App> {
   const version = packageVersion();
   const app = await createBaseApp({
     metrics: createMetrics('auxiliary'),
-    corsOrigins: deps.config.corsOrigins,
+    config: deps.config,
     title: 'Data aggregator: auxiliary service',
     description: DESCRIPTION,
     version,
-    logLevel: deps.config.logLevel,
-    bodyLimitBytes: deps.config.bodyLimitBytes,
-    requestTimeoutMs: deps.config.requestTimeoutMs,
     tags: [
       { name: 'meta', description: 'Welcome and health' },
       { name: 'text', description: 'Text statistics' },

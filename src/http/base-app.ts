@@ -17,7 +17,8 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Ajv, type Options as AjvOptions } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { installProblemHandling } from '../problems.js';
+import type { Config } from '../config.js';
+import { frameworkErrorHandler, installProblemHandling } from '../problems.js';
 import { installMetrics, type Metrics } from './metrics.js';
 
 // ajv-formats ships CommonJS with a default export that TypeScript sees one level down.
@@ -35,13 +36,10 @@ export interface BaseAppOptions {
   title: string;
   description: string;
   version: string;
-  logLevel: string;
-  bodyLimitBytes: number;
-  requestTimeoutMs: number;
+  /** corsOrigins: origins allowed by CORS ('*' for any); empty: no CORS headers at all. */
+  config: Pick<Config, 'logLevel' | 'bodyLimitBytes' | 'requestTimeoutMs' | 'corsOrigins'>;
   tags?: Array<{ name: string; description: string }>;
   metrics: Metrics;
-  /** Origins allowed by CORS ('*' for any); empty: no CORS headers at all. */
-  corsOrigins: string[];
   /** Documents the API-key schemes in OpenAPI, so /docs offers "Authorize". */
   apiKeyRequired?: boolean;
 }
@@ -90,9 +88,10 @@ function validatorFor(options: AjvOptions): Ajv {
 }
 
 export async function createBaseApp(options: BaseAppOptions): Promise<App> {
+  const { config } = options;
   const app = Fastify({
     logger: {
-      level: options.logLevel,
+      level: config.logLevel,
       // Requests are logged once, on response (below); keep the default serializers small.
       serializers: {
         req: (req) => ({ method: req.method, url: req.url }),
@@ -105,12 +104,13 @@ export async function createBaseApp(options: BaseAppOptions): Promise<App> {
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     },
-    bodyLimit: options.bodyLimitBytes,
+    bodyLimit: config.bodyLimitBytes,
     // Fastify's defaults are "no timeout": a slow client could hold a socket forever.
-    requestTimeout: options.requestTimeoutMs,
-    connectionTimeout: options.requestTimeoutMs,
+    requestTimeout: config.requestTimeoutMs,
+    connectionTimeout: config.requestTimeoutMs,
     keepAliveTimeout: 72_000,
     return503OnClosing: true,
+    frameworkErrors: frameworkErrorHandler,
     ajv: { customOptions: { strict: false } },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
@@ -130,9 +130,9 @@ export async function createBaseApp(options: BaseAppOptions): Promise<App> {
 
   installProblemHandling(app);
   await app.register(helmet, { contentSecurityPolicy: { useDefaults: false, directives: CSP_DIRECTIVES } });
-  if (options.corsOrigins.length > 0) {
+  if (config.corsOrigins.length > 0) {
     await app.register(cors, {
-      origin: options.corsOrigins.includes('*') ? true : options.corsOrigins,
+      origin: config.corsOrigins.includes('*') ? true : config.corsOrigins,
       exposedHeaders: ['x-total-count', 'link', 'location', 'x-request-id', 'x-cache', 'retry-after'],
     });
   }

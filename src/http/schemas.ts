@@ -10,6 +10,12 @@ export function Nullable<T extends TSchema>(schema: T) {
   return Type.Unsafe<Static<T> | null>({ ...rest, type: [type, 'null'] });
 }
 
+/**
+ * PostgreSQL text and JSONB cannot hold U+0000, so text that reaches the database must not carry it:
+ * with this pattern such input is a 422 naming the field instead of a failed query (500).
+ */
+export const NO_NUL = '^[^\\u0000]*$';
+
 export const Problem = Type.Object(
   {
     type: Type.String({ examples: ['urn:data-aggregator:problem:not-found'] }),

@@ -47,14 +47,11 @@ export async function buildMainApp(deps: MainDeps): Promise<App> {
   const metrics = createMetrics('main');
   const app = await createBaseApp({
     metrics,
-    corsOrigins: deps.config.corsOrigins,
+    config: deps.config,
     apiKeyRequired: deps.config.apiKey !== undefined,
     title: 'Data aggregator: main service',
     description: DESCRIPTION,
     version,
-    logLevel: deps.config.logLevel,
-    bodyLimitBytes: deps.config.bodyLimitBytes,
-    requestTimeoutMs: deps.config.requestTimeoutMs,
     tags: [
       { name: 'meta', description: 'Welcome and health' },
       { name: 'products', description: 'Products in the relational store' },

@@ -1,12 +1,13 @@
 // Product shapes: one TypeBox schema each for validation, serialisation and the OpenAPI document.
 import { Type, type Static } from 'typebox';
-import { Nullable } from '../http/schemas.js';
+import { NO_NUL, Nullable } from '../http/schemas.js';
 
-const Title = Type.String({ minLength: 1, maxLength: 500, pattern: '\\S', examples: ['A Light in the Attic'] });
+// Not blank, and no NUL (see NO_NUL); the lookahead keeps the check linear on hostile input.
+const Title = Type.String({ minLength: 1, maxLength: 500, pattern: '^(?![\\s\\S]*\\u0000)[\\s\\S]*?\\S', examples: ['A Light in the Attic'] });
 // NUMERIC in the database; bounded so a typo cannot store 1e300.
 const Price = Type.Number({ minimum: 0, maximum: 1e12, examples: [51.77] });
 const Currency = Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code', examples: ['GBP'] });
-const Description = Type.String({ maxLength: 20_000, examples: ['A collection of poems.'] });
+const Description = Type.String({ maxLength: 20_000, pattern: NO_NUL, examples: ['A collection of poems.'] });
 const SourceUrl = Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2048, examples: ['https://books.toscrape.com/catalogue/a-light-in-the-attic_1000/index.html'] });
 
 export const Product = Type.Object(
@@ -69,10 +70,10 @@ export const ProductListQuery = Type.Object(
   {
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'Page size; all products when absent' })),
     offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 0 })),
-    q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Case-insensitive text in title or description' })),
+    q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: NO_NUL, description: 'Case-insensitive text in title or description' })),
     min_price: Type.Optional(Type.Number({ minimum: 0 })),
     max_price: Type.Optional(Type.Number({ minimum: 0 })),
-    source_url: Type.Optional(Type.String({ maxLength: 2048 })),
+    source_url: Type.Optional(Type.String({ maxLength: 2048, pattern: NO_NUL })),
     sort: Type.Optional(Type.Unsafe<Sort>({ type: 'string', enum: [...SORTS], default: 'id', description: 'Order; a leading - sorts descending' })),
   },
   { additionalProperties: false },

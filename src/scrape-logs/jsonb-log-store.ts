@@ -3,6 +3,13 @@ import type { Database } from '../db/database.js';
 import type { LogListQuery, ScrapeLog } from './log-schema.js';
 import type { LogStore } from './log-store.js';
 
+/**
+ * JSONB refuses two things a JS string may hold, U+0000 and unpaired surrogates, and one such character
+ * in a POST /scrape body or a scraped title would lose the whole document; they become U+FFFD instead.
+ */
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const storable = (_key: string, value: unknown) => (typeof value === 'string' ? value.replace(UNSTORABLE, '\ufffd') : value);
+
 /** `db` must have been migrated (migration 2 creates the table). */
 export function createJsonbLogStore(db: Database): LogStore {
   return {
@@ -15,7 +22,7 @@ export function createJsonbLogStore(db: Database): LogStore {
       // One INSERT: the document is either wholly there or not at all.
       await db.query(
         'INSERT INTO scrape_logs (id, started_at, status, source_url, document) VALUES ($1, $2, $3, $4, $5)',
-        [log.id, log.started_at, log.status, log.source_url, JSON.stringify(log)],
+        [log.id, log.started_at, log.status, log.source_url?.replace(UNSTORABLE, '\ufffd') ?? null, JSON.stringify(log, storable)],
       );
     },
     async list(query: LogListQuery) {

@@ -1,6 +1,6 @@
 // The scrape-log document: one per scrape run, succeeded or failed. Documents may carry extra fields.
 import { Type, type Static } from 'typebox';
-import { Nullable } from '../http/schemas.js';
+import { NO_NUL, Nullable } from '../http/schemas.js';
 
 export const RawItem = Type.Object(
   {
@@ -49,10 +49,17 @@ export const LogListQuery = Type.Object(
     limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }),
     offset: Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 0 }),
     status: Type.Optional(Type.Union([Type.Literal('succeeded'), Type.Literal('failed')])),
-    source_url: Type.Optional(Type.String({ maxLength: 2048 })),
+    source_url: Type.Optional(Type.String({ maxLength: 2048, pattern: NO_NUL })),
   },
   { additionalProperties: false },
 );
 export type LogListQuery = Static<typeof LogListQuery>;
 
-export const LogId = Type.Object({ id: Type.String({ format: 'uuid', description: 'UUID of the log document' }) });
+// The pattern, because format "uuid" also takes "urn:uuid:…", which PostgreSQL's uuid type refuses (500).
+export const LogId = Type.Object({
+  id: Type.String({
+    format: 'uuid',
+    pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
+    description: 'UUID of the log document',
+  }),
+});

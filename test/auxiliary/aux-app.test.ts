@@ -5,19 +5,10 @@ import { after, before, describe, test } from 'node:test';
 import { buildAuxApp } from '../../src/auxiliary/app.js';
 import { createMainClient, type MainClient } from '../../src/auxiliary/main-client.js';
 import type { App } from '../../src/http/base-app.js';
-import { backends, mainAppOn } from '../helpers.js';
+import { assertProblem, backends, mainAppOn } from '../helpers.js';
 
 const json = { 'content-type': 'application/json' };
 
-function assertProblem(res: { statusCode: number; headers: Record<string, unknown>; body: string }, status: number) {
-  assert.equal(res.statusCode, status, res.body);
-  assert.match(String(res.headers['content-type']), /^application\/problem\+json/);
-  const body = JSON.parse(res.body);
-  assert.equal(body.status, status);
-  assert.match(body.type, /^urn:data-aggregator:problem:/);
-  assert.doesNotMatch(res.body, /at .*\.(ts|js):\d+/, 'no stack trace');
-  return body;
-}
 
 /** An aux app relaying to `mainUrl`, closed with its client when the suite ends. */
 async function auxOn(mainUrl: string, closers: Array<() => Promise<void>>, proxyTimeoutMs = 5_000): Promise<{ app: App; main: MainClient }> {

@@ -3,23 +3,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { InjectOptions } from 'fastify';
 import type { App } from '../../src/http/base-app.js';
-import { backends, mainAppOn, warnIfNoPostgres } from '../helpers.js';
+import { assertProblem, backends, mainAppOn, warnIfNoPostgres } from '../helpers.js';
 
 warnIfNoPostgres();
 
 const json = { 'content-type': 'application/json' };
 
-function assertProblem(res: { statusCode: number; headers: Record<string, unknown>; body: string }, status: number) {
-  assert.equal(res.statusCode, status, res.body);
-  assert.match(String(res.headers['content-type']), /^application\/problem\+json/);
-  const body = JSON.parse(res.body);
-  assert.equal(body.status, status);
-  assert.equal(typeof body.title, 'string');
-  assert.equal(typeof body.detail, 'string');
-  assert.match(body.type, /^urn:data-aggregator:problem:/);
-  assert.doesNotMatch(res.body, /at .*\.(ts|js):\d+/, 'no stack trace');
-  return body;
-}
 
 /** [name, request, expected status, field the 422 must name?] */
 type BadRequest = [string, { method: string; url: string; payload?: unknown; headers?: Record<string, string> }, number, string?];

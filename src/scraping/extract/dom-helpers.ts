@@ -17,9 +17,12 @@ const BLOCK_TAGS: ReadonlySet<string> = new Set([
   'table', 'td', 'th', 'tr', 'ul',
 ]);
 
-/** Collapses every run of whitespace (NBSP included) to one space and trims. */
+/**
+ * Collapses every run of whitespace (NBSP included) to one space and trims. Drops NUL, which JSON-LD
+ * strings may carry and PostgreSQL text cannot store.
+ */
 export function cleanText(text: string | null | undefined): string {
-  return typeof text === 'string' ? text.replace(/\s+/g, ' ').trim() : '';
+  return typeof text === 'string' ? text.replace(/\u0000/g, '').replace(/\s+/g, ' ').trim() : '';
 }
 
 /**
