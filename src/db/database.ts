@@ -31,6 +31,8 @@ const UNAVAILABLE_MESSAGE = /connect|terminat|timeout|ECONN|EPIPE|ENOTFOUND|EAI_
 
 /** Missing table or schema: the service was started without `npm run db:init` and could not migrate. */
 const MISSING_RELATION = '42P01';
+/** statement_timeout fired: the database is overloaded or blocked, not the request wrong. */
+const QUERY_CANCELED = '57014';
 
 /**
  * Errors that mean a store is unreachable or uninitialised become 503 problems;
@@ -41,6 +43,12 @@ export function translateDbError(error: unknown): unknown {
   const e = error as { code?: unknown; message?: unknown };
   const code = typeof e?.code === 'string' ? e.code : '';
   const message = typeof e?.message === 'string' ? e.message : '';
+  if (code === QUERY_CANCELED) {
+    return new ServiceUnavailable('The database took too long to answer; try again shortly.', {
+      cause: error,
+      retryAfterSeconds: 1,
+    });
+  }
   if (code === MISSING_RELATION) {
     return new ServiceUnavailable('The database is not initialised: run `npm run db:init`.', { cause: error });
   }
@@ -57,6 +65,8 @@ export interface PostgresOptions {
   max?: number;
   connectionTimeoutMillis?: number;
   statementTimeoutMillis?: number;
+  /** Client-side limit on one statement; default: the statement timeout plus 5 s. */
+  queryTimeoutMillis?: number;
   onError?: (error: Error) => void;
 }
 
@@ -65,12 +75,16 @@ export interface PostgresDatabase extends Database {
 }
 
 export function createPostgresDatabase(connectionString: string, options: PostgresOptions = {}): PostgresDatabase {
+  const statementTimeout = options.statementTimeoutMillis ?? 30_000;
   const pool = new pg.Pool({
     connectionString,
     max: options.max ?? 10,
     // Without these a database restart leaves requests hanging on a connect that never completes.
     connectionTimeoutMillis: options.connectionTimeoutMillis ?? 3_000,
-    statement_timeout: options.statementTimeoutMillis ?? 30_000,
+    statement_timeout: statementTimeout,
+    // statement_timeout needs a server that runs: one frozen or cut off by the network leaves a sent
+    // query, and its pool slot, waiting until TCP gives up (minutes). The client gives up instead.
+    query_timeout: options.queryTimeoutMillis ?? statementTimeout + 5_000,
     idleTimeoutMillis: 30_000,
   });
   // An idle client losing its server emits 'error' on the pool; unhandled, it would crash the process.

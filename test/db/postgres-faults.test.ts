@@ -1,0 +1,290 @@
+// PostgreSQL stopping, crashing and freezing under load: fast 503 problems while it is gone, recovery without an app restart, no lost acknowledged writes.
+import assert from 'node:assert/strict';
+import { after, before, describe, test, type TestContext } from 'node:test';
+import type { InjectOptions } from 'fastify';
+import pg from 'pg';
+import { createPostgresDatabase, type PostgresDatabase, type PostgresOptions } from '../../src/db/database.js';
+import { migrate } from '../../src/db/migrate.js';
+import type { App } from '../../src/http/base-app.js';
+import { findPostgresBin, startThrowawayPostgres, type ThrowawayPostgres } from '../fixtures/throwaway-postgres.js';
+import { mainAppOn } from '../helpers.js';
+
+const WRITERS = 4;
+/** Hard cap on each test's load, whatever happens to the scenario driving it. */
+const LOAD_LIMIT_MS = 30_000;
+/** "Fail fast": the pool's connect timeout is 1 s, so a 503 slower than this means something waited. */
+const FAIL_FAST_MS = 3_000;
+/** No request at all, successful ones included, may wait on the database for longer than this. */
+const NO_HANG_MS = 10_000;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface Outcome {
+  kind: 'write' | 'read';
+  /** The phases of the scenario when the request was sent and when its answer came. */
+  sent: string;
+  answered: string;
+  status: number;
+  ms: number;
+  contentType: string;
+  retryAfter: string | undefined;
+  body: string;
+  title?: string;
+  id?: number;
+}
+
+interface Health {
+  status: string;
+  checks: { relational: { status: string; detail?: string } };
+}
+
+/** The main app on its own pool to `server`, with writes unthrottled so the load is real. */
+async function appOn(server: ThrowawayPostgres, t: TestContext, options: PostgresOptions) {
+  const idleClientErrors: string[] = [];
+  const db = createPostgresDatabase(server.url, { ...options, onError: (error) => idleClientErrors.push(error.message) });
+  t.after(() => db.close());
+  await migrate(db);
+  const app = await mainAppOn(db, t, { RATE_LIMIT_WRITES_PER_MINUTE: '0' });
+  await app.ready(); // plugin start-up takes seconds on a busy machine; it is not what these tests time
+  return { db, app, idleClientErrors };
+}
+
+/**
+ * WRITERS loops creating uniquely titled products and one loop listing them, recording every
+ * answer, until `stop()`. `phase` labels the requests sent from then on.
+ */
+function startLoad(app: App, prefix: string) {
+  const outcomes: Outcome[] = [];
+  let phase = 'up';
+  let loading = true;
+  const deadline = Date.now() + LOAD_LIMIT_MS;
+  const keepLoading = () => loading && Date.now() < deadline;
+  const send = async (kind: Outcome['kind'], request: InjectOptions, title?: string) => {
+    const sent = phase;
+    const started = performance.now();
+    const res = await app.inject(request);
+    const outcome: Outcome = {
+      kind,
+      sent,
+      answered: phase,
+      status: res.statusCode,
+      ms: performance.now() - started,
+      contentType: String(res.headers['content-type'] ?? ''),
+      retryAfter: res.headers['retry-after'] === undefined ? undefined : String(res.headers['retry-after']),
+      body: res.body,
+    };
+    if (res.statusCode === 201) {
+      outcome.title = title;
+      outcome.id = (res.json() as { id: number }).id;
+    }
+    outcomes.push(outcome);
+    return outcome;
+  };
+  const writer = async (w: number) => {
+    for (let i = 0; keepLoading(); i++) {
+      const title = `${prefix} w${w} #${i}`;
+      const { status } = await send('write', { method: 'POST', url: '/products', payload: { title, price: i } }, title);
+      if (status !== 201) await sleep(20); // a client backing off a little, so the record stays readable
+    }
+  };
+  const reader = async () => {
+    while (keepLoading()) {
+      const { status } = await send('read', { method: 'GET', url: '/products?limit=5&sort=-id' });
+      await sleep(status === 200 ? 5 : 20);
+    }
+  };
+  const running = Promise.all([...Array.from({ length: WRITERS }, (_, w) => writer(w)), reader()]);
+
+  const writesAnswered = (p: string, status: number) => outcomes.filter((o) => o.kind === 'write' && o.sent === p && o.status === status);
+  return {
+    outcomes,
+    writesAnswered,
+    /** Writes both sent and answered 201 in phase `p` (one sent late in an outage may succeed after it). */
+    acknowledgedDuring: (p: string) => writesAnswered(p, 201).filter((o) => o.answered === p),
+    enter(next: string) {
+      phase = next;
+    },
+    async aWriteSucceeds(withinMs: number) {
+      const p = phase;
+      const until = Date.now() + withinMs;
+      while (writesAnswered(p, 201).length === 0) {
+        if (Date.now() > until) assert.fail(`no write succeeded within ${withinMs} ms in phase ${p}: ${JSON.stringify(outcomes.at(-1))}`);
+        await sleep(50);
+      }
+    },
+    async stop() {
+      loading = false;
+      await running;
+    },
+  };
+}
+
+/** Polls /health until it answers `status`; returns the answer and the slowest poll. */
+async function healthBecomes(app: App, status: 200 | 503, withinMs: number, server: ThrowawayPostgres) {
+  const deadline = Date.now() + withinMs;
+  let slowest = 0;
+  for (;;) {
+    const started = performance.now();
+    const res = await app.inject({ method: 'GET', url: '/health' });
+    slowest = Math.max(slowest, performance.now() - started);
+    const body = res.json() as Health;
+    if (res.statusCode === status) return { body, slowest };
+    if (Date.now() > deadline) assert.fail(`/health still ${res.statusCode} after ${withinMs} ms: ${res.body}\n${server.log()}`);
+    await sleep(100);
+  }
+}
+
+async function assertDegraded(app: App, server: ThrowawayPostgres) {
+  const degraded = await healthBecomes(app, 503, 5_000, server);
+  assert.equal(degraded.body.status, 'degraded');
+  assert.equal(degraded.body.checks.relational.status, 'down', JSON.stringify(degraded.body));
+  assert.ok(degraded.slowest < FAIL_FAST_MS, `/health answered within ${FAIL_FAST_MS} ms while down (${degraded.slowest} ms)`);
+}
+
+async function assertHealthy(app: App, server: ThrowawayPostgres) {
+  const ok = await healthBecomes(app, 200, 20_000, server);
+  assert.equal(ok.body.status, 'ok');
+  assert.equal(ok.body.checks.relational.status, 'up');
+}
+
+/**
+ * What must hold whatever the fault: only successes and 503 problems, 503s fast, nothing hung, the
+ * pool not left waiting, every 201 stored under its id. Returns the figures for the report.
+ */
+async function assertOutcomes(outcomes: Outcome[], db: PostgresDatabase, server: ThrowawayPostgres, prefix: string) {
+  const unexpected = outcomes.filter((o) => !(o.status === 503 || o.status === (o.kind === 'write' ? 201 : 200)));
+  assert.deepEqual(
+    unexpected.slice(0, 5).map((o) => `${o.kind} ${o.status} ${o.body}`),
+    [],
+    `${unexpected.length} answers were neither success nor 503`,
+  );
+  const failed = outcomes.filter((o) => o.status === 503);
+  for (const o of failed) {
+    assert.match(o.contentType, /^application\/problem\+json/, o.body);
+    const problem = JSON.parse(o.body) as { status: number; type: string };
+    assert.equal(problem.status, 503);
+    assert.equal(problem.type, 'urn:data-aggregator:problem:service-unavailable');
+    assert.equal(o.retryAfter, '1', `503 with Retry-After: ${o.body}`);
+  }
+  const slowestFailure = Math.max(0, ...failed.map((o) => o.ms));
+  const slowest = Math.max(0, ...outcomes.map((o) => o.ms));
+  assert.ok(slowestFailure < FAIL_FAST_MS, `every 503 within ${FAIL_FAST_MS} ms (slowest ${slowestFailure} ms)`);
+  assert.ok(slowest < NO_HANG_MS, `every request answered within ${NO_HANG_MS} ms (slowest ${slowest} ms)`);
+
+  const pool = db.poolStats();
+  assert.equal(pool.waiting, 0, `no request waits for a connection at the end: ${JSON.stringify(pool)}`);
+
+  const acknowledged = outcomes.filter((o) => o.kind === 'write' && o.status === 201);
+  const direct = new pg.Client({ connectionString: server.url });
+  await direct.connect();
+  let stored: Map<string, number>;
+  try {
+    const { rows } = await direct.query<{ id: number; title: string }>('SELECT id, title FROM products WHERE starts_with(title, $1)', [
+      `${prefix} w`,
+    ]);
+    stored = new Map(rows.map((r) => [r.title, r.id]));
+  } finally {
+    await direct.end();
+  }
+  const lost = acknowledged.filter((o) => stored.get(o.title!) !== o.id);
+  assert.deepEqual(lost.map((o) => `${o.id} ${o.title}`), [], 'acknowledged writes missing afterwards');
+
+  const writes = outcomes.filter((o) => o.kind === 'write').length;
+  return (
+    `requests ${outcomes.length} (writes ${writes}, reads ${outcomes.length - writes}); ` +
+    `2xx writes verified present ${acknowledged.length}/${acknowledged.length}; ` +
+    `rows stored without a 2xx (ambiguous commits) ${stored.size - acknowledged.length}; ` +
+    `503s ${failed.length} (writes ${failed.filter((o) => o.kind === 'write').length}); ` +
+    `slowest 503 ${slowestFailure.toFixed(1)} ms; slowest answer ${slowest.toFixed(1)} ms; pool at end ${JSON.stringify(pool)}`
+  );
+}
+
+describe('PostgreSQL restarts and outages', () => {
+  let server: ThrowawayPostgres;
+  before(async () => {
+    const found = findPostgresBin();
+    if ('missing' in found) assert.fail(`${found.missing}: these tests run their own throwaway server and need them`);
+    server = await startThrowawayPostgres();
+  });
+  after(async () => {
+    await server?.remove();
+  });
+
+  test(
+    'under write load, a fast stop and a crash-like stop give fast 503 problems, /health follows, ' +
+      'the app recovers by itself and every write answered 201 is in the database',
+    { timeout: 60_000 },
+    async (t) => {
+      const { db, app, idleClientErrors } = await appOn(server, t, { connectionTimeoutMillis: 1_000 });
+      const load = startLoad(app, 'restart-test');
+      /** Stops the server, checks /health reports it, keeps the load on it for a while, restarts, checks recovery. */
+      const outage = async (mode: 'fast' | 'immediate') => {
+        load.enter(`${mode} stop`);
+        await server.stop(mode);
+        load.enter(`down after ${mode} stop`);
+        await assertDegraded(app, server);
+        await sleep(2_000);
+        assert.equal((await app.inject({ method: 'GET', url: '/health' })).statusCode, 503, 'still degraded while stopped');
+        load.enter(`${mode} restart`);
+        await server.start();
+        await assertHealthy(app, server);
+        load.enter(`recovered from ${mode} stop`);
+        await load.aWriteSucceeds(10_000);
+        await sleep(1_000);
+      };
+      try {
+        await load.aWriteSucceeds(10_000);
+        await sleep(1_000);
+        await assertHealthy(app, server);
+        await outage('fast');
+        await outage('immediate');
+      } finally {
+        await load.stop();
+      }
+
+      for (const mode of ['fast', 'immediate']) {
+        const p = `down after ${mode} stop`;
+        assert.ok(load.writesAnswered(p, 503).length > 0, `writes sent while ${p} were answered 503`);
+        assert.deepEqual(load.acknowledgedDuring(p), [], `no write acknowledged while ${p}`);
+      }
+      const figures = await assertOutcomes(load.outcomes, db, server, 'restart-test');
+      t.diagnostic(`${figures}; idle-client errors ${idleClientErrors.length}`);
+    },
+  );
+
+  test(
+    'a server that stops answering without closing connections (frozen, like a partition) gives 503s ' +
+      'within the client query timeout, not a hang, and the app recovers when it answers again',
+    { timeout: 60_000 },
+    async (t) => {
+      // A small query timeout keeps the test short; production derives it from the statement timeout.
+      const { db, app } = await appOn(server, t, { connectionTimeoutMillis: 1_000, queryTimeoutMillis: 1_000 });
+      const load = startLoad(app, 'freeze-test');
+      try {
+        await load.aWriteSucceeds(10_000);
+        await sleep(500);
+        load.enter('frozen');
+        server.pause();
+        try {
+          await assertDegraded(app, server);
+          await sleep(3_000); // the freeze outlasts FAIL_FAST_MS, so a request waiting it out shows as slow
+        } finally {
+          server.resume();
+        }
+        load.enter('resumed');
+        await assertHealthy(app, server);
+        await load.aWriteSucceeds(10_000);
+        await sleep(500);
+      } finally {
+        await load.stop();
+      }
+
+      // Requests in flight when the server froze included: none may sit out the freeze.
+      const slowest = Math.max(...load.outcomes.map((o) => o.ms));
+      assert.ok(slowest < FAIL_FAST_MS, `every request answered within ${FAIL_FAST_MS} ms despite the freeze (slowest ${slowest} ms)`);
+      assert.ok(load.writesAnswered('frozen', 503).length > 0, 'writes sent while frozen were answered 503');
+      assert.deepEqual(load.acknowledgedDuring('frozen'), [], 'no write acknowledged while frozen');
+      t.diagnostic(await assertOutcomes(load.outcomes, db, server, 'freeze-test'));
+    },
+  );
+});
