@@ -41,6 +41,7 @@ const bad: BadRequest[] = [
   ['id 0', { method: 'GET', url: '/products/0' }, 422, '/params/id'],
   ['id 1.5', { method: 'GET', url: '/products/1.5' }, 422, '/params/id'],
   ['id 20 digits', { method: 'GET', url: '/products/99999999999999999999' }, 422, '/params/id'],
+  ['id 300 characters', { method: 'GET', url: `/products/${'9'.repeat(300)}` }, 422, '/params/id'],
   ['PUT id abc', { method: 'PUT', url: '/products/abc', payload: { title: 'x' } }, 422, '/params/id'],
   ['DELETE id -1', { method: 'DELETE', url: '/products/-1' }, 422, '/params/id'],
   ['PUT empty object', { method: 'PUT', url: '/products/1', payload: {} }, 422, '/body'],
