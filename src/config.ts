@@ -130,7 +130,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxRedirects: 5,
       userAgent: str(env, 'SCRAPE_USER_AGENT') ?? 'DataAggregatorBot/0.1 (+https://github.com/data-aggregator)',
       obeyRobots: bool(env, 'SCRAPE_OBEY_ROBOTS', true),
-      hostConcurrency: int(env, 'SCRAPE_HOST_CONCURRENCY', 4, 1, 32),
+      hostConcurrency: int(env, 'SCRAPE_HOST_CONCURRENCY', 8, 1, 32),
       globalConcurrency: int(env, 'SCRAPE_CONCURRENCY', 4, 1, 64),
     },
   };

@@ -58,17 +58,22 @@ export function createMetrics(service: string): Metrics {
 
 /** Counts and times every request by route pattern (not raw URL, which would explode the label set). */
 export function installMetrics(app: App, metrics: Metrics): void {
+  // prom-client hashes a label object on every call; the children per label set are cached instead.
+  const children = new Map<string, { count: { inc(): void }; time: { observe(v: number): void } }>();
   app.addHook('onResponse', (request, reply, done) => {
-    const labels = {
-      method: request.method,
-      route: request.routeOptions.url ?? 'unmatched',
-      status: String(reply.statusCode),
-    };
-    metrics.requests.inc(labels);
-    metrics.requestDuration.observe(labels, reply.elapsedTime / 1000);
+    const route = request.routeOptions.url ?? 'unmatched';
+    const key = `${request.method} ${route} ${reply.statusCode}`;
+    let child = children.get(key);
+    if (child === undefined) {
+      const labels = { method: request.method, route, status: String(reply.statusCode) };
+      child = { count: metrics.requests.labels(labels), time: metrics.requestDuration.labels(labels) };
+      children.set(key, child);
+    }
+    child.count.inc();
+    child.time.observe(reply.elapsedTime / 1000);
     // 502/504 are, by contract, what an upstream failing or timing out turns into.
     if (reply.statusCode === 502 || reply.statusCode === 504) {
-      metrics.upstreamErrors.inc({ upstream: labels.route, status: labels.status });
+      metrics.upstreamErrors.inc({ upstream: route, status: String(reply.statusCode) });
     }
     done();
   });

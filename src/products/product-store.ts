@@ -64,6 +64,17 @@ function whereClause(query: ProductListQuery): { sql: string; params: unknown[] 
   return { sql: conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`, params };
 }
 
+/**
+ * The total, when the page itself proves it: a page shorter than asked for (or an unlimited list)
+ * ends the result. Only a full page needs count(*), which scans every matching row.
+ */
+function totalFromPage(query: ProductListQuery, rows: number): number | undefined {
+  const offset = query.offset ?? 0;
+  if (rows === 0 && offset > 0) return undefined; // past the end: how far is unknown
+  if (query.limit === undefined || rows < query.limit) return offset + rows;
+  return undefined;
+}
+
 export function createProductStore(db: Database): ProductStore {
   return {
     async list(query) {
@@ -79,11 +90,15 @@ export function createProductStore(db: Database): ProductStore {
         paging.push(`OFFSET $${params.length}`);
       }
       const order = ORDER_BY[query.sort ?? 'id'];
-      const [items, counted] = await Promise.all([
-        db.query<Product>(`SELECT ${COLUMNS} FROM products ${where.sql} ORDER BY ${order} ${paging.join(' ')}`, params),
-        db.query<{ total: number }>(`SELECT count(*)::int AS total FROM products ${where.sql}`, where.params),
-      ]);
-      return { items, total: counted[0]?.total ?? 0 };
+      const items = await db.query<Product>(
+        `SELECT ${COLUMNS} FROM products ${where.sql} ORDER BY ${order} ${paging.join(' ')}`,
+        params,
+      );
+      const total =
+        totalFromPage(query, items.length) ??
+        (await db.query<{ total: number }>(`SELECT count(*)::int AS total FROM products ${where.sql}`, where.params))[0]?.total ??
+        0;
+      return { items, total };
     },
 
     async get(id) {

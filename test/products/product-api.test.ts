@@ -144,6 +144,10 @@ for (const backend of backends()) {
       const last = await app.inject({ url: '/products?q=paging-set&limit=2&offset=4&sort=-price' });
       assert.deepEqual(last.json().map((p: { title: string }) => p.title), ['Paged 0']);
       assert.doesNotMatch(String(last.headers.link), /next/);
+      const past = await app.inject({ url: '/products?q=paging-set&limit=2&offset=10' });
+      assert.deepEqual([past.json(), past.headers['x-total-count']], [[], '5'], 'past the end the total is still counted');
+      const offsetOnly = await app.inject({ url: '/products?q=paging-set&offset=3' });
+      assert.deepEqual([offsetOnly.json().length, offsetOnly.headers['x-total-count']], [2, '5']);
       const cheap = await app.inject({ url: '/products?q=paging-set&min_price=1&max_price=2' });
       assert.deepEqual(cheap.json().map((p: { price: number }) => p.price), [1, 2]);
     });

@@ -44,7 +44,10 @@ export function extract(html: string, pageUrl: string, selectors?: Selectors): E
 }
 
 function parse(html: string): CheerioAPI | null {
-  return safely(() => load(typeof html === 'string' ? html : ''), null);
+  // htmlparser2 (cheerio's `xml` option with HTML rules) parses about 2.5x faster than parse5, the
+  // parse being most of a crawl's CPU; the extractors only need the element tree, not HTML5's
+  // tree-building repairs.
+  return safely(() => load(typeof html === 'string' ? html : '', { xml: { xmlMode: false, decodeEntities: true } }), null);
 }
 
 function safely<T>(run: () => T, fallback: T): T {
