@@ -1,0 +1,569 @@
+// `npm run bench`: HTTP against a bare ceiling, scraping, memory and growth, in one run; a table per section and a JSON file.
+//
+// Environment: BENCH_DURATION_S (measured seconds per server and endpoint, default 10, run as 2 s slices
+// alternating ours and the ceiling; warm-up is min(2, that)),
+// BENCH_ONLY (comma list of http,scrape,memory,growth), BENCH_DATABASE_URL (an administrative
+// PostgreSQL URL; a fresh bench_* database is created there and dropped at the end), BENCH_SKIP_BUILD=1
+// (use the existing dist/), BENCH_CPU_PROF=1 (V8 CPU profile of the PostgreSQL main service into
+// bench/results/), BENCH_GROWTH_ROWS (default 1000,10000,100000). The main service runs with the
+// inspector on 127.0.0.1 so memory readings can follow a forced full GC.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { startFixtureSite, type FixtureSite } from '../test/fixtures/site.js';
+import { expect, median } from './client.js';
+import { createBenchDatabase, type BenchDatabase } from './database.js';
+import { measureGrowth, type GrowthFigures } from './growth.js';
+import { measurePair, type LoadOptions, type LoadResult, type LoadSpec } from './http.js';
+import { collectGarbage } from './inspector.js';
+import { childTreeMemory, rssMb, settle, type TreeMemory } from './memory.js';
+import { killAllChildrenNow, stopAllChildren } from './processes.js';
+import { mark, num, section, table, type TargetCheck } from './report.js';
+import { measureCrawl, measureDynamic, measureExtraction, type CrawlFigures, type DynamicFigures, type ExtractionFigures } from './scrape.js';
+import { productBody, sampleText } from './seed.js';
+import { ROOT, SERVICE_LOG_LEVEL, startAux, startCeiling, startMain, type Running } from './services.js';
+
+// ---- settings -------------------------------------------------------------------------------
+
+const PARTS = ['http', 'scrape', 'memory', 'growth'] as const;
+type Part = (typeof PARTS)[number];
+
+function settings() {
+  const duration = Number(process.env.BENCH_DURATION_S ?? 10);
+  if (!(duration > 0)) throw new Error(`BENCH_DURATION_S must be a positive number, got "${process.env.BENCH_DURATION_S}"`);
+  const only = (process.env.BENCH_ONLY ?? PARTS.join(',')).split(',').map((p) => p.trim()).filter(Boolean);
+  const unknown = only.filter((p) => !(PARTS as readonly string[]).includes(p));
+  if (unknown.length > 0) throw new Error(`BENCH_ONLY: unknown part(s) ${unknown.join(', ')}; choose from ${PARTS.join(', ')}`);
+  const growthRows = (process.env.BENCH_GROWTH_ROWS ?? '1000,10000,100000').split(',').map(Number);
+  return {
+    connections: 50,
+    durationS: duration,
+    warmupS: Math.min(2, duration),
+    /** The measured time of each server is split into this many slices, alternating ours and the ceiling. */
+    slices: Math.max(1, Math.floor(duration / 2)),
+    parts: new Set(only as Part[]),
+    adminUrl: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+    skipBuild: process.env.BENCH_SKIP_BUILD === '1',
+    cpuProf: process.env.BENCH_CPU_PROF === '1',
+    catalogue: { pages: 50, perPage: 20 },
+    crawlRuns: 5,
+    slowPageLatencyMs: 100,
+    dynamicScrapes: 20,
+    growthRows,
+    fullListRows: 10_000,
+    listRows: 1000,
+    textBytes: 10 * 1024,
+    serviceLogLevel: SERVICE_LOG_LEVEL,
+  };
+}
+
+const TARGET = {
+  ratio: 0.8,
+  p99Ms: 15,
+  crawlMs: 300,
+  slowCrawlMs: 1000,
+  warmDynamicMs: 500,
+  dynamicGrowthMb: 50,
+  growthRatio: 1.5,
+  fullListRssMb: 32,
+};
+
+// ---- bookkeeping ----------------------------------------------------------------------------
+
+const log = (line: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+
+interface HttpRow {
+  backend: 'postgresql' | 'pglite' | 'auxiliary';
+  endpoint: string;
+  ours: LoadResult;
+  ceiling: LoadResult;
+  ratio: number;
+  /** Targets apply on PostgreSQL; the other rows are for information. */
+  judged: boolean;
+}
+
+interface HeaderSample {
+  count: number;
+  bytes: number;
+  names: string[];
+}
+
+async function headerSample(url: string): Promise<HeaderSample> {
+  const res = await expect(200, 'GET', url);
+  const entries = Object.entries(res.headers).flatMap(([name, value]) => [value].flat().map((v) => `${name}: ${v ?? ''}\r\n`));
+  return { count: entries.length, bytes: entries.reduce((n, line) => n + Buffer.byteLength(line), 0), names: Object.keys(res.headers) };
+}
+
+interface MemoryReading {
+  /** VmRSS after a full GC forced through the inspector (the raw reading when that failed). */
+  serviceMb: number;
+  /** VmRSS just before that GC. */
+  serviceRawMb: number;
+  gc: boolean;
+  browser?: TreeMemory;
+}
+
+interface Results {
+  startedAt: string;
+  finishedAt?: string;
+  machine: { cpus: number; cpuModel: string | undefined; totalMemMb: number; node: string; loadavgStart: number[]; loadavgEnd?: number[] };
+  settings: ReturnType<typeof settings> extends infer S ? Omit<S, 'parts'> & { parts: string[] } : never;
+  notes: string[];
+  http: HttpRow[];
+  /** What one GET /products/1 answer carries besides its body, ours vs the ceiling. */
+  responseHeaders?: { ours: HeaderSample; ceiling: HeaderSample };
+  pgliteMemory?: { idle: MemoryReading; afterHttp: MemoryReading };
+  scrape: { crawls: CrawlFigures[]; extraction?: ExtractionFigures; dynamic?: DynamicFigures };
+  memory: { idle?: MemoryReading; afterHttp?: MemoryReading; beforeDynamic?: MemoryReading; afterColdDynamic?: MemoryReading; afterDynamic?: MemoryReading; health?: unknown };
+  growth?: GrowthFigures;
+  targets: TargetCheck[];
+  error?: string;
+}
+
+// ---- cleanup --------------------------------------------------------------------------------
+
+const cleanups: Array<() => Promise<unknown> | unknown> = [];
+let cleaning: Promise<void> | undefined;
+
+function cleanup(): Promise<void> {
+  cleaning ??= (async () => {
+    await stopAllChildren();
+    for (const task of cleanups.reverse()) {
+      try {
+        await task();
+      } catch (error) {
+        log(`cleanup: ${(error as Error).message}`);
+      }
+    }
+  })();
+  return cleaning;
+}
+
+function onSignal(signal: NodeJS.Signals) {
+  log(`${signal}: stopping children, closing fixtures, dropping the database`);
+  const force = setTimeout(() => {
+    killAllChildrenNow();
+    process.exit(130);
+  }, 20_000);
+  force.unref();
+  void cleanup().finally(() => process.exit(130));
+}
+process.once('SIGINT', onSignal);
+process.once('SIGTERM', onSignal);
+process.on('exit', killAllChildrenNow);
+
+// ---- the parts ------------------------------------------------------------------------------
+
+function build(skip: boolean): void {
+  if (skip) {
+    log('BENCH_SKIP_BUILD=1: using the existing dist/');
+    return;
+  }
+  log('building (tsc -p tsconfig.build.json)');
+  const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+  const result = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: ['ignore', 2, 2] });
+  if (result.status !== 0) throw new Error('the build failed (see above); fix it, or run with BENCH_SKIP_BUILD=1 to use the existing dist/');
+}
+
+async function readMemory(service: Running, withBrowser = false): Promise<MemoryReading> {
+  const pid = service.child.pid;
+  await settle();
+  const serviceRawMb = rssMb(pid);
+  const gc = service.inspectPort === undefined ? false : await collectGarbage(service.inspectPort);
+  if (gc) await settle(500);
+  const reading: MemoryReading = { serviceMb: gc ? rssMb(pid) : serviceRawMb, serviceRawMb, gc };
+  if (withBrowser) reading.browser = childTreeMemory(pid);
+  return reading;
+}
+
+async function seedThroughApi(url: string, count: number): Promise<void> {
+  let next = 1;
+  const worker = async () => {
+    while (next <= count) {
+      const n = next++;
+      await expect(201, 'POST', `${url}/products`, productBody(n));
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, worker));
+}
+
+function productSpecs(base: string, rows: number): Array<{ endpoint: string; spec: LoadSpec; judged: boolean }> {
+  const postBody = JSON.stringify(productBody(rows + 1));
+  return [
+    { endpoint: 'GET /products/{id}', judged: true, spec: { base, method: 'GET', path: '/products/1', pathFor: () => `/products/${1 + Math.floor(Math.random() * rows)}` } },
+    { endpoint: 'GET /products?limit=20', judged: true, spec: { base, method: 'GET', path: '/products?limit=20' } },
+    { endpoint: 'GET /products?limit=1000', judged: true, spec: { base, method: 'GET', path: '/products?limit=1000' } },
+    { endpoint: 'POST /products', judged: true, spec: { base, method: 'POST', path: '/products', body: postBody, headers: { 'content-type': 'application/json' } } },
+  ];
+}
+
+async function compare(
+  backend: HttpRow['backend'],
+  endpoint: string,
+  judged: boolean,
+  ceiling: LoadSpec,
+  ours: LoadSpec,
+  options: LoadOptions,
+): Promise<HttpRow> {
+  log(`  ${backend} ${endpoint}: warm-up, then ceiling and ours in alternating slices`);
+  const [c, o] = await measurePair(ceiling, ours, options);
+  return { backend, endpoint, ours: o, ceiling: c, ratio: o.requestsPerSecond / c.requestsPerSecond, judged };
+}
+
+async function httpOnPostgres(main: Running, db: BenchDatabase, s: ReturnType<typeof settings>, results: Results): Promise<void> {
+  const options: LoadOptions = { connections: s.connections, durationS: s.durationS, warmupS: s.warmupS, slices: s.slices };
+  const ceiling = await startCeiling('PostgreSQL', { databaseUrl: db.url });
+  try {
+    results.responseHeaders = { ours: await headerSample(`${main.url}/products/1`), ceiling: await headerSample(`${ceiling.url}/products/1`) };
+    for (const { endpoint, judged, spec } of productSpecs(main.url, s.listRows)) {
+      const ours = { ...spec, pid: main.child.pid };
+      results.http.push(await compare('postgresql', endpoint, judged, { ...spec, base: ceiling.url, pid: ceiling.child.pid }, ours, options));
+    }
+    // The POST runs added rows; the lists and scrapes after this see the seeded 1000 again.
+    await db.query(`DELETE FROM products WHERE id > ${s.listRows}`);
+    await db.query('VACUUM ANALYZE products');
+
+    const aux = await startAux(main.url);
+    try {
+      const body = JSON.stringify({ text: sampleText(s.textBytes) });
+      const spec: LoadSpec = { base: aux.url, method: 'POST', path: '/process/text', body, headers: { 'content-type': 'application/json' }, pid: aux.child.pid };
+      results.http.push(await compare('auxiliary', `POST /process/text (${s.textBytes / 1024} KB)`, false, { ...spec, base: ceiling.url, pid: ceiling.child.pid }, spec, options));
+    } finally {
+      await aux.child.stop();
+    }
+  } finally {
+    await ceiling.child.stop();
+  }
+}
+
+async function httpOnPglite(fixture: FixtureSite, s: ReturnType<typeof settings>, results: Results): Promise<void> {
+  const options: LoadOptions = { connections: s.connections, durationS: s.durationS, warmupS: s.warmupS, slices: s.slices };
+  const dir = mkdtempSync(join(tmpdir(), 'bench-pglite-'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  log('PGlite: starting the main service (temp DATA_DIR) and seeding 1000 products through the API');
+  const main = await startMain({ label: 'PGlite', dataDir: join(dir, 'service'), demoSiteUrl: `${fixture.url}books/` });
+  try {
+    const idle = await readMemory(main);
+    await seedThroughApi(main.url, s.listRows);
+    const ceiling = await startCeiling('PGlite', { pgliteDir: join(dir, 'ceiling'), seedRows: s.listRows });
+    try {
+      for (const { endpoint, spec } of productSpecs(main.url, s.listRows)) {
+        results.http.push(await compare('pglite', endpoint, false, { ...spec, base: ceiling.url, pid: ceiling.child.pid }, { ...spec, pid: main.child.pid }, options));
+      }
+    } finally {
+      await ceiling.child.stop();
+    }
+    results.pgliteMemory = { idle, afterHttp: await readMemory(main) };
+  } finally {
+    await main.child.stop();
+  }
+}
+
+// ---- judging and printing -------------------------------------------------------------------
+
+function judge(results: Results): void {
+  const t = results.targets;
+  for (const row of results.http.filter((r) => r.judged)) {
+    t.push({ section: 'http', name: `${row.endpoint} req/s vs ceiling`, value: row.ratio, unit: 'x', target: `>= ${TARGET.ratio}`, pass: row.ratio >= TARGET.ratio });
+    t.push({ section: 'http', name: `${row.endpoint} p99`, value: row.ours.p99Ms, unit: 'ms', target: `< ${TARGET.p99Ms} ms`, pass: row.ours.p99Ms < TARGET.p99Ms });
+    const failures = row.ours.errors + row.ours.non2xx;
+    t.push({ section: 'http', name: `${row.endpoint} errors + non-2xx`, value: failures, unit: '', target: '= 0', pass: failures === 0 });
+  }
+  const [fast, slow] = results.scrape.crawls;
+  if (fast) t.push({ section: 'scrape', name: 'crawl 1000 books, median', value: fast.medianMs, unit: 'ms', target: `<= ${TARGET.crawlMs} ms`, pass: fast.medianMs <= TARGET.crawlMs });
+  if (slow) t.push({ section: 'scrape', name: `crawl 1000 books, ${results.settings.slowPageLatencyMs} ms/page, median`, value: slow.medianMs, unit: 'ms', target: `<= ${TARGET.slowCrawlMs} ms`, pass: slow.medianMs <= TARGET.slowCrawlMs });
+  const dyn = results.scrape.dynamic;
+  if (dyn) t.push({ section: 'scrape', name: 'warm dynamic scrape, median', value: dyn.warmMedianMs, unit: 'ms', target: `< ${TARGET.warmDynamicMs} ms`, pass: dyn.warmMedianMs < TARGET.warmDynamicMs });
+  const m = results.memory;
+  if (m.beforeDynamic && m.afterDynamic) {
+    const growth = m.afterDynamic.serviceMb - m.beforeDynamic.serviceMb;
+    t.push({ section: 'memory', name: 'service RSS growth over 20 dynamic scrapes', value: growth, unit: 'MB', target: `< ${TARGET.dynamicGrowthMb} MB`, pass: growth < TARGET.dynamicGrowthMb });
+  }
+  if (m.afterColdDynamic?.browser && m.afterDynamic?.browser) {
+    const growth = m.afterDynamic.serviceMb + m.afterDynamic.browser.pssMb - (m.afterColdDynamic.serviceMb + m.afterColdDynamic.browser.pssMb);
+    t.push({ section: 'memory', name: 'service + browser (PSS) growth, after 1st -> after 20th scrape', value: growth, unit: 'MB', target: `< ${TARGET.dynamicGrowthMb} MB`, pass: growth < TARGET.dynamicGrowthMb });
+  }
+  const g = results.growth;
+  if (g && g.sizes.length >= 2) {
+    const first = g.sizes[0]!;
+    const last = g.sizes[g.sizes.length - 1]!;
+    const ratio = last.http.p50Ms / first.http.p50Ms;
+    t.push({ section: 'growth', name: `limit=100 p50 at ${last.rows} rows / at ${first.rows} rows`, value: ratio, unit: 'x', target: `<= ${TARGET.growthRatio}`, pass: ratio <= TARGET.growthRatio });
+  }
+  if (g?.fullList) {
+    t.push({ section: 'growth', name: `full list of ${g.fullList.rows} rows streamed (chunked)`, value: g.fullList.chunked ? 1 : 0, unit: '', target: 'chunked', pass: g.fullList.chunked });
+    t.push({ section: 'growth', name: `full list of ${g.fullList.rows} rows: service RSS peak - before`, value: g.fullList.rssDeltaMb, unit: 'MB', target: `< ${TARGET.fullListRssMb} MB (stated bound)`, pass: g.fullList.rssDeltaMb < TARGET.fullListRssMb });
+  }
+}
+
+function httpFootnotes(results: Results): string {
+  const lines: string[] = [];
+  const h = results.responseHeaders;
+  if (h) {
+    lines.push(`Response headers of GET /products/1: ours ${h.ours.count} headers, ${h.ours.bytes} bytes; ceiling ${h.ceiling.count}, ${h.ceiling.bytes} bytes.`);
+  }
+  for (const r of results.http) {
+    for (const [who, load] of [['ours', r.ours], ['ceiling', r.ceiling]] as const) {
+      const odd = Object.entries(load.statuses).filter(([code]) => !code.startsWith('2'));
+      if (odd.length > 0 || load.errors > 0) {
+        lines.push(`${r.backend} ${r.endpoint}, ${who}: ${odd.map(([code, n]) => `${n} x ${code}`).join(', ') || 'no bad statuses'}; ${load.errors} connection errors (${load.timeouts} timeouts).`);
+      }
+    }
+  }
+  return lines.length === 0 ? '' : `\n\n${lines.join('\n')}`;
+}
+
+function render(results: Results): string {
+  const out: string[] = [];
+  const s = results.settings;
+  out.push(
+    `# Benchmarks ${results.startedAt}  (${results.machine.cpus} cores, node ${results.machine.node}, load average ${results.machine.loadavgStart[0]?.toFixed(2)} at start, ${results.machine.loadavgEnd?.[0]?.toFixed(2)} at the end)`,
+  );
+  out.push(...results.notes.map((n) => `- ${n}`));
+
+  if (results.http.length > 0) {
+    const rows: Array<string[] | string> = [];
+    let backend = '';
+    for (const r of results.http) {
+      if (r.backend !== backend) {
+        backend = r.backend;
+        rows.push(backend === 'postgresql' ? '[main service on PostgreSQL]' : backend === 'pglite' ? '[main service on PGlite (no targets)]' : '[auxiliary service (no target)]');
+      }
+      const ratioPass = r.judged ? r.ratio >= TARGET.ratio : undefined;
+      const p99Pass = r.judged ? r.ours.p99Ms < TARGET.p99Ms : undefined;
+      rows.push([
+        r.endpoint,
+        num(r.ours.requestsPerSecond, 0),
+        num(r.ours.p50Ms, 2),
+        `${num(r.ours.p99Ms, 2)} ${mark(p99Pass)}`,
+        String(r.ours.errors + r.ours.non2xx),
+        num(r.ceiling.requestsPerSecond, 0),
+        num(r.ceiling.p50Ms, 2),
+        num(r.ceiling.p99Ms, 2),
+        `${num(r.ratio, 2)} ${mark(ratioPass)}`,
+        `${num(r.ours.cpuUsPerRequest, 0)} / ${num(r.ceiling.cpuUsPerRequest, 0)}`,
+      ]);
+    }
+    out.push(
+      section(
+        'HTTP',
+        `${s.connections} connections, ${s.durationS} s measured per server after ${s.warmupS} s warm-up, in ${s.slices} slice${s.slices === 1 ? "" : "s"} alternating ceiling/ours; services at LOG_LEVEL=${s.serviceLogLevel}.\n` +
+          `Ceiling: bare node:http + the same query (pg Pool of 10 / PGlite), JSON.stringify; for text, the same textStats().\n` +
+          `Targets (PostgreSQL rows): ratio >= ${TARGET.ratio}, p99 < ${TARGET.p99Ms} ms, no errors. err = errors + non-2xx.\n` +
+          'CPU µs/req: user+system time of the server process per answered request (the database not included); unlike req/s it\n' +
+          'hardly moves with the machine\'s other load, so it is the steadier measure of what each request costs us.',
+        table(['endpoint', 'ours req/s', 'p50 ms', 'p99 ms', 'err', 'ceiling req/s', 'p50 ms', 'p99 ms', 'ratio', 'CPU µs/req ours / ceiling'], rows) + httpFootnotes(results),
+      ),
+    );
+  }
+
+  const crawls = results.scrape.crawls;
+  const dyn = results.scrape.dynamic;
+  if (crawls.length > 0 || dyn) {
+    const rows: Array<string[] | string> = crawls.map((c, i) => {
+      const target = i === 0 ? TARGET.crawlMs : TARGET.slowCrawlMs;
+      return [c.label, num(c.medianMs, 0), num(c.minMs, 0), num(c.maxMs, 0), num(median(c.serviceMs), 0), num(c.booksPerSecond, 0), num(c.firstMs, 0), `<= ${target} ${mark(c.medianMs <= target)}`];
+    });
+    const crawlTable = table(['crawl (static, max_pages 50, 1000 books)', 'median ms', 'min', 'max', 'service ms', 'books/s', '1st run ms', 'target'], rows);
+    const ex = results.scrape.extraction;
+    const extraction = ex === undefined
+      ? ''
+      : `\nFloor: the service's extract() alone over the ${ex.pages} pages (${ex.books} books), in the bench process, no fetch/store/log: ` +
+        `median ${num(ex.medianMs, 0)} ms, of which cheerio.load (parse5) ${num(ex.parseMedianMs, 0)} ms.`;
+    const dynTable = dyn === undefined
+      ? ''
+      : '\n\n' +
+        table(
+          ['dynamic (script-rendered page, wait_for .card)', 'ms', 'target'],
+          [
+            ['cold: first request, launches Chromium', num(dyn.coldMs, 0), ''],
+            [`warm: median of ${dyn.warmMs.length} (min ${num(dyn.warmMinMs, 0)}, max ${num(dyn.warmMaxMs, 0)}; service ${num(dyn.warmServiceMedianMs, 0)})`, num(dyn.warmMedianMs, 0), `< ${TARGET.warmDynamicMs} ${mark(dyn.warmMedianMs < TARGET.warmDynamicMs)}`],
+          ],
+        );
+    out.push(
+      section(
+        'Scraping',
+        `Local catalogue served by the bench (${s.catalogue.pages} pages x ${s.catalogue.perPage} books); ${s.crawlRuns} counted runs after one uncounted first run\n` +
+          '(which creates the rows; the counted runs update them). The page renders its cards 300 ms after load, a floor under every dynamic scrape.',
+        crawlTable + extraction + dynTable,
+      ),
+    );
+  }
+
+  const m = results.memory;
+  if (m.idle || m.afterDynamic) {
+    const raw = (r: MemoryReading | undefined) => (r === undefined ? '—' : `${num(r.serviceRawMb, 0)}`);
+    const b = (r: MemoryReading | undefined) => (r?.browser ? `${num(r.browser.pssMb, 0)} PSS / ${num(r.browser.rssMb, 0)} RSS (${r.browser.processes} procs)` : '—');
+    const rows: Array<string[] | string> = [
+      ['idle (after start)', raw(m.idle), num(m.idle?.serviceMb, 0), b(m.idle)],
+      ['after the HTTP runs', raw(m.afterHttp), num(m.afterHttp?.serviceMb, 0), b(m.afterHttp)],
+      ['before the first dynamic scrape', raw(m.beforeDynamic), num(m.beforeDynamic?.serviceMb, 0), b(m.beforeDynamic)],
+      ['after the 1st (cold) dynamic scrape', raw(m.afterColdDynamic), num(m.afterColdDynamic?.serviceMb, 0), b(m.afterColdDynamic)],
+      [`after ${s.dynamicScrapes} dynamic scrapes`, raw(m.afterDynamic), num(m.afterDynamic?.serviceMb, 0), b(m.afterDynamic)],
+    ];
+    if (results.pgliteMemory) {
+      rows.push('[main service on PGlite]');
+      rows.push(['idle (after start)', num(results.pgliteMemory.idle.serviceRawMb, 0), num(results.pgliteMemory.idle.serviceMb, 0), '']);
+      rows.push(['after the HTTP runs', num(results.pgliteMemory.afterHttp.serviceRawMb, 0), num(results.pgliteMemory.afterHttp.serviceMb, 0), '']);
+    }
+    const checks = results.targets.filter((t) => t.section === 'memory').map((t) => `${mark(t.pass)} ${t.name}: ${num(t.value, 1)} MB (target ${t.target})`);
+    out.push(
+      section(
+        'Memory (main service on PostgreSQL), MB',
+        'VmRSS 1 s after the work stopped, then again after a full GC forced through the inspector (the targets use that one,\n' +
+          'so the figures compare live memory, not GC timing). Browser: the processes the service started; PSS shares common pages fairly.',
+        table(['when', 'service RSS', 'after GC', 'browser (PSS / RSS)'], rows) + (checks.length > 0 ? `\n\n${checks.join('\n')}` : ''),
+      ),
+    );
+  }
+
+  const g = results.growth;
+  if (g) {
+    const base = g.sizes[0];
+    const rows = g.sizes.map((z) => [
+      String(z.rows),
+      num(z.http.p50Ms, 2),
+      num(z.http.p90Ms, 2),
+      num(z.http.p99Ms, 2),
+      base === undefined ? '—' : num(z.http.p50Ms / base.http.p50Ms, 2),
+      num(z.sql.pageMs, 2),
+      num(z.sql.countMs, 2),
+    ]);
+    let text = table(['rows', 'p50 ms', 'p90 ms', 'p99 ms', 'p50 vs first', 'SQL page ms', 'SQL count(*) ms'], rows);
+    const ratioCheck = results.targets.find((t) => t.section === 'growth' && t.name.includes('p50'));
+    if (ratioCheck) text += `\n\n${mark(ratioCheck.pass)} ${ratioCheck.name}: ${num(ratioCheck.value, 2)}x (target ${ratioCheck.target})`;
+    if (g.fullList) {
+      const f = g.fullList;
+      text +=
+        `\n${mark(f.chunked)} full list of ${f.rows} rows: median ${num(f.medianMs, 0)} ms (${f.runsMs.map((r) => num(r, 0)).join(', ')}), ` +
+        `${num(f.bytes / 1024 / 1024, 2)} MB, ${f.chunked ? 'streamed (chunked)' : 'not streamed (Content-Length: built in memory)'}` +
+        `\n${mark(f.rssDeltaMb < TARGET.fullListRssMb)} service RSS during it: ${num(f.rssBeforeMb, 0)} -> peak ${num(f.rssPeakMb, 0)} MB, +${num(f.rssDeltaMb, 1)} MB (stated bound < ${TARGET.fullListRssMb} MB)`;
+    }
+    out.push(
+      section(
+        `Growth: GET ${g.path} (PostgreSQL only), one client, 300 sequential requests after 50 warm-up`,
+        'SQL columns: the service\'s two statements (the page, and count(*) for X-Total-Count) timed directly on the database, median of 30.',
+        text,
+      ),
+    );
+  }
+
+  const missed = results.targets.filter((t) => !t.pass);
+  out.push(
+    section(
+      'Targets',
+      undefined,
+      `${results.targets.length - missed.length} of ${results.targets.length} met` +
+        (missed.length > 0 ? `; missed:\n${missed.map((t) => `  ✗ [${t.section}] ${t.name}: ${num(t.value, 2)} ${t.unit} (target ${t.target})`).join('\n')}` : ''),
+    ),
+  );
+  if (results.error) out.push(`\nThe run stopped early: ${results.error.split('\n')[0]}`);
+  return out.join('\n');
+}
+
+// ---- main -----------------------------------------------------------------------------------
+
+async function main(): Promise<number> {
+  const s = settings();
+  const startedAt = new Date().toISOString();
+  const results: Results = {
+    startedAt,
+    machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, totalMemMb: Math.round(totalmem() / 1024 / 1024), node: process.version, loadavgStart: loadavg() },
+    settings: { ...s, parts: [...s.parts] },
+    notes: [
+      `Services run from dist/ at LOG_LEVEL=${s.serviceLogLevel}: at info every request writes a log line, which would dominate the load runs.`,
+      `Parts: ${[...s.parts].join(', ')}. The machine is shared: compare ours and the ceiling within this run, not across runs.`,
+    ],
+    http: [],
+    scrape: { crawls: [] },
+    memory: {},
+    targets: [],
+  };
+  const resultsDir = join(ROOT, 'bench', 'results');
+  mkdirSync(resultsDir, { recursive: true });
+  const file = join(resultsDir, `${startedAt.replace(/:/g, '-')}.json`);
+
+  try {
+    build(s.skipBuild);
+
+    const fixture = await startFixtureSite({ catalogue: s.catalogue });
+    cleanups.push(() => fixture.close());
+    const db = await createBenchDatabase(s.adminUrl);
+    cleanups.push(() => db.drop());
+    log(`database ${db.name}; fixture site ${fixture.url}`);
+
+    log('PostgreSQL: starting the main service');
+    const main = await startMain({
+      label: 'PostgreSQL',
+      databaseUrl: db.url,
+      demoSiteUrl: `${fixture.url}books/`,
+      ...(s.cpuProf ? { cpuProfDir: join(resultsDir, `cpu-${startedAt.replace(/:/g, '-')}`) } : {}),
+    });
+    const pid = main.child.pid;
+    results.memory.idle = await readMemory(main);
+    await db.seed(1, s.listRows);
+
+    if (s.parts.has('http')) {
+      log('HTTP on PostgreSQL (and the auxiliary service)');
+      await httpOnPostgres(main, db, s, results);
+      results.memory.afterHttp = await readMemory(main, true);
+    }
+
+    // Right after the HTTP runs, so "after HTTP" -> "after 20 dynamic scrapes" is the browser's doing alone.
+    if (s.parts.has('scrape') || s.parts.has('memory')) {
+      results.memory.beforeDynamic = results.memory.afterHttp ?? (await readMemory(main, true));
+      log(`dynamic: ${s.dynamicScrapes} scrapes of the script-rendered page (1 cold + ${s.dynamicScrapes - 1} warm)`);
+      results.scrape.dynamic = await measureDynamic(main.url, `${fixture.url}pages/script-rendered.html`, s.dynamicScrapes - 1, async () => {
+        results.memory.afterColdDynamic = await readMemory(main, true);
+      });
+      await settle();
+      results.memory.afterDynamic = await readMemory(main, true);
+      results.memory.health = (await expect<{ checks?: unknown }>(200, 'GET', `${main.url}/health`)).body.checks;
+    }
+
+    if (s.parts.has('scrape')) {
+      log('extraction alone: the 50 catalogue pages parsed and extracted in this process');
+      results.scrape.extraction = measureExtraction(s.catalogue, 5);
+      log(`crawl: demo {max_pages: 50} on the local catalogue, ${s.crawlRuns} runs`);
+      results.scrape.crawls.push(await measureCrawl(main.url, 'demo {max_pages: 50}, no added latency', { max_pages: 50 }, s.crawlRuns, 1000));
+      const slow = await startFixtureSite({ catalogue: s.catalogue, latencyMs: s.slowPageLatencyMs });
+      cleanups.push(() => slow.close());
+      log(`crawl: {url, max_pages: 50} with ${s.slowPageLatencyMs} ms per response, ${s.crawlRuns} runs`);
+      results.scrape.crawls.push(
+        await measureCrawl(main.url, `{url, max_pages: 50}, ${s.slowPageLatencyMs} ms per response`, { url: `${slow.url}books/`, max_pages: 50 }, s.crawlRuns, 1000),
+      );
+      await slow.close();
+    }
+
+    if (s.parts.has('http')) {
+      log('HTTP on PGlite');
+      await httpOnPglite(fixture, s, results);
+    }
+
+    if (s.parts.has('growth')) {
+      log(`growth: ${s.growthRows.join(', ')} rows`);
+      results.growth = await measureGrowth(main.url, pid, db, s.growthRows, s.fullListRows, log);
+    }
+  } catch (error) {
+    results.error = (error as Error).stack ?? String(error);
+    log(`failed: ${results.error}`);
+  } finally {
+    log('cleaning up');
+    await cleanup();
+  }
+
+  results.finishedAt = new Date().toISOString();
+  results.machine.loadavgEnd = loadavg();
+  const busiest = Math.max(...results.machine.loadavgStart.slice(0, 1), ...results.machine.loadavgEnd.slice(0, 1));
+  if (busiest > results.machine.cpus) {
+    results.notes.push(`The 1-minute load average reached ${busiest.toFixed(1)} on ${results.machine.cpus} cores: other work competed with this run, so absolute figures are low; the side-by-side ratios are what to read.`);
+  }
+  judge(results);
+  writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+  process.stdout.write(`${render(results)}\n\nRaw figures: ${file}\n`);
+  return results.error === undefined ? 0 : 1;
+}
+
+// Exit explicitly: idle keep-alive sockets of the HTTP clients must not hold the process open.
+process.exit(await main());
