@@ -2,7 +2,6 @@
 import { accessSync, constants as fsConstants, statSync } from 'node:fs';
 import type { LookupFunction } from 'node:net';
 import path from 'node:path';
-import { chromium, errors as playwrightErrors } from 'playwright-core';
 import type { Browser, BrowserContext, BrowserServer, Page, Response, Route } from 'playwright-core';
 import { BadRequest, BlockedTarget, HttpProblem, ServiceUnavailable, UpstreamFailed, UpstreamTimeout } from '../problems.js';
 import { startGuardProxy, type GuardProxy } from './guard-proxy.js';
@@ -143,6 +142,8 @@ export function createBrowserRenderer(options: BrowserRendererOptions): BrowserR
     let server: BrowserServer | undefined;
     let browser: Browser;
     try {
+      // Loaded on first use: playwright-core is most of the service's idle memory and start-up time.
+      const { chromium } = await import('playwright-core');
       // launchServer rather than launch: its kill() is the public way to end a hung process.
       server = await chromium.launchServer({
         executablePath,
@@ -232,7 +233,7 @@ export function createBrowserRenderer(options: BrowserRendererOptions): BrowserR
         throw new ServiceUnavailable('The headless browser stopped during the render; try again.', { cause: error, retryAfterSeconds: 1 });
       }
       if (error instanceof HttpProblem) throw error;
-      if (error instanceof playwrightErrors.TimeoutError) {
+      if (isPlaywrightTimeout(error)) {
         throw new UpstreamTimeout(`${url} did not finish rendering within ${timeoutMs} ms.`, { cause: error });
       }
       throw new UpstreamFailed(`Rendering ${url} failed: ${firstLine(error)}`, { cause: error });
@@ -365,7 +366,7 @@ async function drivePage(
       // 'attached', not 'visible': scraped content is often hidden (collapsed, off-screen, headless viewport).
       await page.waitForSelector(options.waitFor, { state: 'attached', timeout: remaining() });
     } catch (error) {
-      if (error instanceof playwrightErrors.TimeoutError) {
+      if (isPlaywrightTimeout(error)) {
         throw new UpstreamTimeout(`The selector "${options.waitFor}" did not appear on ${url} within ${options.timeoutMs} ms.`, { cause: error });
       }
       if (/selector|unexpected token/i.test(firstLine(error))) {
@@ -378,7 +379,7 @@ async function drivePage(
       await page.waitForLoadState('networkidle', { timeout: Math.min(remaining(), NETWORK_IDLE_CAP_MS) });
     } catch (error) {
       // A page that keeps talking is normal; what has rendered so far is the answer.
-      if (!(error instanceof playwrightErrors.TimeoutError)) throw error;
+      if (!isPlaywrightTimeout(error)) throw error;
     }
   }
 
@@ -428,7 +429,7 @@ async function handleRoute(route: Route, page: Page, allow: RequestGuard, onBloc
 }
 
 function navigationProblem(url: string, lastUrl: string, error: unknown, timeoutMs: number, proxy: GuardProxy): HttpProblem {
-  if (error instanceof playwrightErrors.TimeoutError) {
+  if (isPlaywrightTimeout(error)) {
     return new UpstreamTimeout(`${url} did not load within ${timeoutMs} ms.`, { cause: error });
   }
   const message = firstLine(error);
@@ -506,4 +507,9 @@ function isExecutableFile(candidate: string): boolean {
 function firstLine(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   return (message.split('\n')[0] ?? message).trim();
+}
+
+/** Playwright's TimeoutError, recognised without loading playwright-core up front. */
+function isPlaywrightTimeout(error: unknown): boolean {
+  return error instanceof Error && error.name === 'TimeoutError';
 }

@@ -171,7 +171,7 @@ export function createScraper(deps: ScrapeDeps): Scraper {
       // A burst of scrapes waits in a short queue; beyond it, refuse rather than pile up memory.
       if (queued >= deps.maxQueued) {
         throw new ServiceUnavailable(
-          `${deps.maxConcurrent} scrapes are running and ${queued} are waiting; try again shortly.`,
+          `All ${deps.maxConcurrent} scrape slots are busy and ${queued} runs are waiting; try again shortly.`,
           { retryAfterSeconds: 5 },
         );
       }

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { App } from '../../src/http/base-app.js';
 import type { Database } from '../../src/db/database.js';
+import { startFixtureSite } from '../fixtures/site.js';
 import { backends, mainAppOn } from '../helpers.js';
 
 describe('main service protection', () => {
@@ -69,6 +70,25 @@ describe('main service protection', () => {
     for (let i = 0; i < 3; i++) assert.equal((await write()).statusCode, 201);
     assert.equal((await write()).statusCode, 429);
     assert.equal((await app.inject({ url: '/products?limit=1' })).statusCode, 200, 'reads are not limited');
+  });
+
+  test('a burst of scrapes is bounded: beyond the running and queued ones, 503 with Retry-After', async () => {
+    const site = await startFixtureSite();
+    closers.push(() => site.close());
+    // One run at a time, four may wait (SCRAPE_CONCURRENCY x 4).
+    const app = await mainAppOn(db, later, {
+      SCRAPE_CONCURRENCY: '1',
+      SCRAPE_ALLOW_PRIVATE_NETWORKS: 'true',
+      RATE_LIMIT_SCRAPE_PER_MINUTE: '0',
+    });
+    const burst = await Promise.all(
+      Array.from({ length: 8 }, () => app.inject({ method: 'POST', url: '/scrape', payload: { url: `${site.url}slow`, timeout_ms: 300 } })),
+    );
+    const statuses = burst.map((r) => r.statusCode).sort();
+    assert.deepEqual(statuses, [503, 503, 503, 504, 504, 504, 504, 504], 'one ran, four waited and ran, three were refused');
+    const refused = burst.find((r) => r.statusCode === 503)!;
+    assert.equal(refused.headers['retry-after'], '5');
+    assert.match(refused.json().detail, /All 1 scrape slots are busy and 4 runs are waiting/);
   });
 
   test('security headers on every answer, with a CSP Swagger UI works under', async () => {
