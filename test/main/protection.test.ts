@@ -1,7 +1,6 @@
 // Access control, rate limits, security headers, CORS and metrics of the main service.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { App } from '../../src/http/base-app.js';
 import type { Database } from '../../src/db/database.js';
 import { startFixtureSite } from '../fixtures/site.js';
 import { backends, mainAppOn } from '../helpers.js';
