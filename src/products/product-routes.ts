@@ -1,4 +1,5 @@
 // CRUD routes over products.
+import { Readable } from 'node:stream';
 import { Type } from 'typebox';
 import type { App } from '../http/base-app.js';
 import { pageLinks } from '../http/paging.js';
@@ -9,6 +10,16 @@ import type { ProductStore } from './product-store.js';
 
 const notFound = (id: number) => new NotFound(`Product ${id} does not exist.`);
 
+/** Rows per database read of an unpaged list; a longer list is streamed batch by batch. */
+export const LIST_BATCH_ROWS = 1000;
+
+/** A JSON array written batch by batch: only one batch is in memory at a time. */
+async function* jsonArray(first: Product[], rest: AsyncIterable<Product[]>, serialize: (product: Product) => string): AsyncGenerator<string> {
+  yield `[${first.map(serialize).join(',')}`;
+  for await (const batch of rest) yield `,${batch.map(serialize).join(',')}`;
+  yield ']';
+}
+
 export function productRoutes(app: App, store: ProductStore): void {
   app.get(
     '/products',
@@ -18,7 +29,8 @@ export function productRoutes(app: App, store: ProductStore): void {
         summary: 'List products',
         description:
           'All products in id order unless `limit`/`offset` page them. `X-Total-Count` gives the number ' +
-          'matching the filters; `Link` (rel next/prev) appears when paged.',
+          'matching the filters; `Link` (rel next/prev) appears when paged. An unpaged list longer than ' +
+          `${LIST_BATCH_ROWS} products is streamed (chunked), read from the database ${LIST_BATCH_ROWS} at a time.`,
         querystring: ProductListQuery,
         response: {
           200: Type.Array(Product),
@@ -28,6 +40,16 @@ export function productRoutes(app: App, store: ProductStore): void {
     },
     async (request, reply) => {
       const query = request.query;
+      if (query.limit === undefined) {
+        const { total, first, rest } = await store.listAll(query, LIST_BATCH_ROWS);
+        reply.header('x-total-count', total);
+        if (rest === undefined) return first;
+        // Longer than one batch: streamed (chunked), each product through the same compiled serializer.
+        const serialize = reply.compileSerializationSchema(Product as unknown as Record<string, unknown>) as (product: Product) => string;
+        const body = Readable.from(jsonArray(first, rest, serialize));
+        // The typed reply expects the schema's array; a stream is sent as is, past the serializer.
+        return reply.type('application/json; charset=utf-8').send(body as unknown as Product[]);
+      }
       const { items, total } = await store.list(query);
       reply.header('x-total-count', total);
       if (query.limit !== undefined) {

@@ -18,8 +18,20 @@ export interface UpsertResult {
   updated: number;
 }
 
+/** An unpaged list: the first batch, and the later ones (undefined when the first held them all). */
+export interface ProductBatches {
+  total: number;
+  first: Product[];
+  rest: AsyncIterable<Product[]> | undefined;
+}
+
 export interface ProductStore {
   list(query: ProductListQuery): Promise<{ items: Product[]; total: number }>;
+  /**
+   * Every product matching `query` (its `limit` ignored), read `batchSize` rows at a time by keyset
+   * on the sort order, so memory stays bounded and a deep batch costs what the first one does.
+   */
+  listAll(query: ProductListQuery, batchSize: number): Promise<ProductBatches>;
   get(id: number): Promise<Product | undefined>;
   create(input: ProductCreate): Promise<Product>;
   /** Changes only the fields present in `patch`; undefined when the product does not exist. */
@@ -45,6 +57,21 @@ const ORDER_BY: Record<Sort, string> = {
 
 const UPDATABLE = ['title', 'price', 'description', 'currency', 'source_url'] as const;
 
+/**
+ * Where the next batch starts, after a row whose sort value (as text, exact: no float or
+ * millisecond rounding) is $k and id is $i. Same order as ORDER_BY, NULL prices last.
+ */
+const AFTER: Record<Sort, { key: string | undefined; after: (k: string, i: string) => string; afterNull?: (i: string) => string }> = {
+  id: { key: undefined, after: (_k, i) => `id > ${i}` },
+  '-id': { key: undefined, after: (_k, i) => `id < ${i}` },
+  price: { key: 'price::text', after: (k, i) => `((price, id) > (${k}::numeric, ${i}) OR price IS NULL)`, afterNull: (i) => `(price IS NULL AND id > ${i})` },
+  '-price': { key: 'price::text', after: (k, i) => `((price, id) < (${k}::numeric, ${i}) OR price IS NULL)`, afterNull: (i) => `(price IS NULL AND id < ${i})` },
+  title: { key: 'title', after: (k, i) => `(title, id) > (${k}, ${i})` },
+  '-title': { key: 'title', after: (k, i) => `(title, id) < (${k}, ${i})` },
+  created_at: { key: 'created_at::text', after: (k, i) => `(created_at, id) > (${k}::timestamptz, ${i})` },
+  '-created_at': { key: 'created_at::text', after: (k, i) => `(created_at, id) < (${k}::timestamptz, ${i})` },
+};
+
 /** Escapes LIKE wildcards so `q=50%` searches for "50%" literally. */
 function likePattern(text: string): string {
   return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -66,7 +93,7 @@ function whereClause(query: ProductListQuery): { sql: string; params: unknown[] 
 
 /**
  * The total, when the page itself proves it: a page shorter than asked for (or an unlimited list)
- * ends the result. Only a full page needs count(*), which scans every matching row.
+ * ends the result. Otherwise a filtered list needs count(*), which reads every matching row.
  */
 function totalFromPage(query: ProductListQuery, rows: number): number | undefined {
   const offset = query.offset ?? 0;
@@ -75,30 +102,89 @@ function totalFromPage(query: ProductListQuery, rows: number): number | undefine
   return undefined;
 }
 
+/** Every product, from the running count the triggers of migration 3 keep: a few rows, whatever the table size. */
+const TOTAL_ALL = '(SELECT sum(n) FROM product_count_shards)::int';
+
 export function createProductStore(db: Database): ProductStore {
+  /** Products matching a filter: the running total when there is none, else count(*). */
+  const countMatching = async (where: { sql: string; params: unknown[] }): Promise<number> => {
+    const sql = where.sql === '' ? `SELECT ${TOTAL_ALL} AS total` : `SELECT count(*)::int AS total FROM products ${where.sql}`;
+    const [row] = await db.query<{ total: number }>(sql, where.params);
+    return row?.total ?? 0;
+  };
+
   return {
     async list(query) {
       const where = whereClause(query);
-      const paging: string[] = [];
       const params = [...where.params];
+      let paging = '';
       if (query.limit !== undefined) {
         params.push(query.limit);
-        paging.push(`LIMIT $${params.length}`);
+        paging += ` LIMIT $${params.length}`;
       }
       if (query.offset) {
         params.push(query.offset);
-        paging.push(`OFFSET $${params.length}`);
+        paging += ` OFFSET $${params.length}`;
       }
       const order = ORDER_BY[query.sort ?? 'id'];
-      const items = await db.query<Product>(
-        `SELECT ${COLUMNS} FROM products ${where.sql} ORDER BY ${order} ${paging.join(' ')}`,
+      // An unfiltered page reads the running total in the same statement (and so the same snapshot).
+      const withTotal = where.sql === '' && query.limit !== undefined;
+      const rows = await db.query<Product & { total?: number }>(
+        `SELECT ${COLUMNS}${withTotal ? `, ${TOTAL_ALL} AS total` : ''} FROM products ${where.sql} ORDER BY ${order}${paging}`,
         params,
       );
+      const items: Product[] = withTotal ? rows.map(({ total: _total, ...product }) => product) : rows;
       const total =
-        totalFromPage(query, items.length) ??
-        (await db.query<{ total: number }>(`SELECT count(*)::int AS total FROM products ${where.sql}`, where.params))[0]?.total ??
-        0;
+        totalFromPage(query, rows.length) ??
+        rows[0]?.total ??
+        (await countMatching(where));
       return { items, total };
+    },
+
+    async listAll(query, batchSize) {
+      const sort = query.sort ?? 'id';
+      const { key, after, afterNull } = AFTER[sort];
+      const select = `SELECT ${COLUMNS}${key === undefined ? '' : `, ${key} AS sort_key`} FROM products`;
+      const order = ORDER_BY[sort];
+      type Row = Product & { sort_key?: string | null };
+      const strip = (rows: Row[]): Product[] => (key === undefined ? rows : rows.map(({ sort_key: _key, ...product }) => product));
+
+      const where = whereClause(query);
+      const firstParams = [...where.params, batchSize];
+      let firstSql = `${select} ${where.sql} ORDER BY ${order} LIMIT $${firstParams.length}`;
+      if (query.offset) {
+        firstParams.push(query.offset);
+        firstSql += ` OFFSET $${firstParams.length}`;
+      }
+      const firstRows = await db.query<Row>(firstSql, firstParams);
+      const offset = query.offset ?? 0;
+      if (firstRows.length < batchSize) {
+        return { total: offset + firstRows.length, first: strip(firstRows), rest: undefined };
+      }
+      const total = await countMatching(where);
+
+      async function* rest(last: Row): AsyncGenerator<Product[]> {
+        for (;;) {
+          const params = [...where.params];
+          const at = (value: unknown) => {
+            params.push(value);
+            return `$${params.length}`;
+          };
+          const sortKey = last.sort_key ?? null;
+          const condition =
+            key === undefined
+              ? after('', at(last.id))
+              : sortKey === null && afterNull !== undefined
+                ? afterNull(at(last.id))
+                : after(at(sortKey), at(last.id));
+          const sql = `${select} ${where.sql === '' ? 'WHERE' : `${where.sql} AND`} ${condition} ORDER BY ${order} LIMIT ${at(batchSize)}`;
+          const rows = await db.query<Row>(sql, params);
+          if (rows.length > 0) yield strip(rows);
+          if (rows.length < batchSize) return;
+          last = rows[rows.length - 1]!;
+        }
+      }
+      return { total, first: strip(firstRows), rest: rest(firstRows[firstRows.length - 1]!) };
     },
 
     async get(id) {

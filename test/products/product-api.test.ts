@@ -2,7 +2,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { InjectOptions } from 'fastify';
+import type { Database } from '../../src/db/database.js';
 import type { App } from '../../src/http/base-app.js';
+import { LIST_BATCH_ROWS } from '../../src/products/product-routes.js';
 import { assertProblem, backends, mainAppOn, warnIfNoPostgres } from '../helpers.js';
 
 warnIfNoPostgres();
@@ -63,9 +65,10 @@ const bad: BadRequest[] = [
 for (const backend of backends()) {
   describe(`products API on ${backend.name}`, () => {
     let app: App;
+    let db: Database;
     const closers: Array<() => Promise<void>> = [];
     before(async () => {
-      const db = await backend.open();
+      db = await backend.open();
       app = await mainAppOn(db, { after: (fn) => closers.push(fn) });
       closers.push(() => db.close());
     });
@@ -186,6 +189,37 @@ for (const backend of backends()) {
       const search = await app.inject({ url: `/products?q=${encodeURIComponent("'; DELETE")}` });
       assert.equal(search.json().length, 1);
       assert.ok(Number(search.headers['x-total-count']) === 1);
+    });
+
+    test('an unpaged list longer than a batch is streamed over HTTP: chunked, complete, in order', async () => {
+      await db.query(
+        `INSERT INTO products (title, price, description)
+         SELECT 'Streamed ' || n, (n % 7) + 0.25, 'stream-set' FROM generate_series(1, $1::int) AS n`,
+        [LIST_BATCH_ROWS * 2 + 345],
+      );
+      const address = await app.listen({ port: 0, host: '127.0.0.1' });
+      const rows = (await db.query<{ rows: number }>('SELECT count(*)::int AS rows FROM products'))[0]!.rows;
+      const res = await fetch(`${address}/products`);
+      assert.equal(res.status, 200);
+      assert.equal(res.headers.get('transfer-encoding'), 'chunked');
+      assert.equal(res.headers.get('content-length'), null);
+      assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
+      assert.equal(res.headers.get('x-total-count'), String(rows));
+      const all = (await res.json()) as Array<Record<string, unknown>>;
+      assert.equal(all.length, rows);
+      assert.ok(all.every((p, i) => i === 0 || (p.id as number) > (all[i - 1]!.id as number)), 'ids ascending, none repeated');
+      assert.deepEqual(Object.keys(all[0]!).sort(), ['created_at', 'currency', 'description', 'id', 'price', 'source_url', 'title', 'updated_at']);
+
+      // Another order, with a filter and an offset: the same rows as the pages of 1000 give.
+      const streamed = (await (await fetch(`${address}/products?q=stream-set&sort=-price&offset=7`)).json()) as Array<{ id: number }>;
+      const paged: Array<{ id: number }> = [];
+      for (let offset = 7; ; offset += 1000) {
+        const page = (await (await fetch(`${address}/products?q=stream-set&sort=-price&offset=${offset}&limit=1000`)).json()) as Array<{ id: number }>;
+        paged.push(...page);
+        if (page.length < 1000) break;
+      }
+      assert.equal(streamed.length, LIST_BATCH_ROWS * 2 + 345 - 7);
+      assert.deepEqual(streamed.map((p) => p.id), paged.map((p) => p.id));
     });
 
     test('an X-Request-Id is echoed; a hostile one is replaced', async () => {

@@ -120,10 +120,78 @@ for (const backend of backends()) {
       assert.equal((await store.list({})).total, before);
     });
 
+    test('the running total matches count(*) through inserts, upserts, deletes, rollbacks and truncation', async () => {
+      const counted = async () => {
+        const [row] = await db.query<{ shards: number; rows: number }>(
+          'SELECT (SELECT sum(n) FROM product_count_shards)::int AS shards, (SELECT count(*) FROM products)::int AS rows',
+        );
+        return row!;
+      };
+      const agree = async (what: string) => {
+        const { shards, rows } = await counted();
+        assert.equal(shards, rows, `after ${what}`);
+        const page = await store.list({ limit: 1 });
+        assert.equal(page.total, rows, `the unfiltered page total after ${what}`);
+      };
+      await agree('the earlier tests');
+      const scraped = (n: number) => ({ scrape_key: `total-${n}`, title: `Total ${n}`, price: n, currency: null, description: null, source_url: null });
+      // Concurrent writers (several connections on PostgreSQL).
+      await Promise.all([
+        ...Array.from({ length: 12 }, (_, n) => store.create({ title: `Counted ${n}`, price: n })),
+        store.upsertScraped([1, 2, 3, 4].map(scraped)),
+      ]);
+      await agree('concurrent creates and an upsert');
+      await store.upsertScraped([3, 4, 5, 6].map(scraped));
+      await agree('an upsert that created two and updated two');
+      const victims = await store.list({ q: 'Counted', limit: 5 });
+      await Promise.all(victims.items.map((p) => store.delete(p.id)));
+      await agree('deletes');
+      await assert.rejects(db.transaction(async (tx) => {
+        await tx.query("INSERT INTO products (title, price) VALUES ('rolled back', 1)");
+        throw new Error('roll back');
+      }));
+      await agree('a rolled-back insert');
+      await db.query('DELETE FROM products WHERE price > 100000');
+      await agree('a bulk delete');
+      await db.query('TRUNCATE products');
+      await agree('truncation');
+    });
+
+    test('listAll walks every sort by keyset in batches, with filters and offset', async () => {
+      // Ties on price and title, NULL prices, and more rows than a batch: every keyset branch is used.
+      await store.upsertScraped(
+        Array.from({ length: 23 }, (_, n) => ({
+          scrape_key: `walk-${n}`,
+          title: `Walk ${n % 5}`,
+          price: n % 4 === 0 ? null : (n % 3) + 0.5,
+          currency: null,
+          description: 'walk-set',
+          source_url: null,
+        })),
+      );
+      for (const sort of ['id', '-id', 'price', '-price', 'title', '-title', 'created_at', '-created_at'] as const) {
+        for (const query of [{ sort }, { sort, q: 'walk-set' }, { sort, q: 'walk-set', offset: 3 }, { sort, min_price: 1 }]) {
+          const expected = await store.list(query);
+          const walked = await store.listAll(query, 4);
+          const seen = [...walked.first];
+          for await (const batch of walked.rest ?? []) {
+            assert.ok(batch.length > 0 && batch.length <= 4, 'batches are never empty nor larger than asked');
+            seen.push(...batch);
+          }
+          assert.deepEqual(seen.map((p) => p.id), expected.items.map((p) => p.id), `order of ${JSON.stringify(query)}`);
+          assert.equal(walked.total, expected.total, `total of ${JSON.stringify(query)}`);
+          assert.ok(!seen.some((p) => 'sort_key' in p), 'no internal column leaks');
+        }
+      }
+      const small = await store.listAll({ q: 'Walk 1' }, 100);
+      assert.equal(small.rest, undefined, 'a list that fits one batch has no rest');
+      assert.equal(small.total, small.first.length);
+    });
+
     test('migrations are idempotent', async () => {
       const report = await migrate(db);
       assert.deepEqual(report.applied, []);
-      assert.equal(report.current, 2);
+      assert.equal(report.current, 3);
     });
   });
 }
