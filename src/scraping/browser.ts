@@ -38,8 +38,15 @@ export interface BrowserRendererOptions {
 export interface BrowserRenderer extends PageRenderer {
   /** How many times this renderer has launched a browser process (failed attempts included). */
   readonly launches: number;
-  /** Contexts currently open in the running browser (0 when none is running). */
+  /**
+   * Contexts of renders open in the running browser, the spare not counted (0 when none is running).
+   * A finished render's context closes just after its answer; `idle()` waits for that.
+   */
   openContexts(): number;
+  /** Resolves when the contexts of finished renders have closed. */
+  idle(): Promise<void>;
+  /** Contexts made ahead for the next render: at most one. */
+  spareContexts(): number;
   /** Process id of the running browser, if one is running. */
   browserPid(): number | undefined;
 }
@@ -108,6 +115,10 @@ interface RunningBrowser {
  * Playwright's route hook only sees the first hop of each request (redirects are followed inside the
  * browser), so every context also talks through a small per-render proxy that asks the guard again
  * for each connection: redirect hops, WebSockets and anything else the route hook never sees.
+ *
+ * A new context and page cost ~170 ms, a third of a warm render, so one spare (context, page and
+ * proxy, refusing every request until a render binds its guard) is kept ready for the next render;
+ * each render still gets a context nobody has used, and closes it when done.
  */
 export function createBrowserRenderer(options: BrowserRendererOptions): BrowserRenderer {
   const { executablePath, guardRequest, connectLookup, userAgent, logger } = options;
@@ -120,6 +131,11 @@ export function createBrowserRenderer(options: BrowserRendererOptions): BrowserR
   let lastLaunchError: string | undefined;
   let launches = 0;
   let closing: Promise<void> | undefined;
+  let spare: { browser: RunningBrowser; ready: Promise<Prepared> } | undefined;
+  /** Contexts made as spares and not yet taken by a render. */
+  const spareSet = new Set<BrowserContext>();
+  /** Teardowns of finished renders' contexts, still running. */
+  const retiring = new Set<Promise<void>>();
 
   const closedError = (): ServiceUnavailable => new ServiceUnavailable('The headless browser is shutting down.');
 
@@ -197,22 +213,90 @@ export function createBrowserRenderer(options: BrowserRendererOptions): BrowserR
     }
   }
 
+  /** A fresh context with its page and proxy; nothing passes until `binding.guard` is set. */
+  async function prepare(target: RunningBrowser): Promise<Prepared> {
+    const binding: Binding = { guard: undefined, blockedNavigation: undefined, lastNavigationUrl: undefined };
+    const proxy = await startGuardProxy({
+      allow: (requested) => binding.guard?.check(requested) ?? Promise.resolve(false),
+      lookup: connectLookup,
+      trustedOrigin: () => binding.guard?.trustedOrigin,
+    });
+    let context: BrowserContext | undefined;
+    try {
+      context = await target.browser.newContext({
+        userAgent,
+        acceptDownloads: false,
+        javaScriptEnabled: true,
+        serviceWorkers: 'block',
+        proxy: { server: proxy.url },
+      });
+      spareSet.add(context);
+      const page = await context.newPage();
+      // Pop-ups are still guarded (routes and proxy are per context), but nobody reads them.
+      context.on('page', (other) => {
+        if (other !== page) void other.close().catch(() => undefined);
+      });
+      page.on('request', (request) => {
+        if (request.isNavigationRequest() && request.frame() === page.mainFrame()) binding.lastNavigationUrl = request.url();
+      });
+      await context.route('**/*', (route) => handleRoute(route, page, binding));
+      return { browser: target, proxy, context, page, binding };
+    } catch (error) {
+      if (context !== undefined) {
+        spareSet.delete(context);
+        await settlesWithin(context.close().catch(() => undefined), CLOSE_GRACE_MS);
+      }
+      await proxy.close();
+      throw error;
+    }
+  }
+
+  /** Closes a context and its proxy; a context that will not close takes the browser down with it. */
+  async function dispose(prepared: Prepared): Promise<void> {
+    spareSet.delete(prepared.context);
+    if (!(await settlesWithin(prepared.context.close().catch(() => undefined), CLOSE_GRACE_MS))) {
+      await killBrowser(prepared.browser, `a browser context did not close within ${CLOSE_GRACE_MS} ms`);
+    }
+    await prepared.proxy.close();
+  }
+
+  /** The spare for `target`, else a new context. */
+  function takePrepared(target: RunningBrowser): Promise<Prepared> {
+    const previous = spare;
+    spare = undefined;
+    let taken: Promise<Prepared> | undefined;
+    if (previous?.browser === target) {
+      // A spare that failed to open is no reason to fail this render: make one now instead.
+      taken = previous.ready.catch(() => prepare(target));
+    } else if (previous !== undefined) {
+      void previous.ready.then(dispose, () => undefined);
+    }
+    return (taken ?? prepare(target)).then((prepared) => {
+      spareSet.delete(prepared.context);
+      return prepared;
+    });
+  }
+
+  /**
+   * Opens the next render's context once this render's page has loaded and waits on its scripts:
+   * opened at the start of a render, it competed with the navigation for the CPU (a new renderer
+   * process) and cost that render more than it saved.
+   */
+  function replenish(target: RunningBrowser): void {
+    if (spare !== undefined || closing !== undefined || running !== target || !target.browser.isConnected()) return;
+    const ready = prepare(target);
+    ready.catch(() => undefined);
+    spare = { browser: target, ready };
+  }
+
   async function renderOnce(target: RunningBrowser, url: string, renderOptions: RenderOptions, allow: RequestGuard): Promise<FetchedPage> {
     const timeoutMs = renderOptions.timeoutMs;
     const deadlineAt = Date.now() + timeoutMs;
-    const proxy = await startGuardProxy({
-      allow: (requested) => allow.check(requested),
-      lookup: connectLookup,
-      trustedOrigin: allow.trustedOrigin,
+    const preparedPromise = takePrepared(target).then((prepared) => {
+      prepared.binding.guard = allow;
+      return prepared;
     });
-    const contextPromise = target.browser.newContext({
-      userAgent,
-      acceptDownloads: false,
-      javaScriptEnabled: true,
-      serviceWorkers: 'block',
-      proxy: { server: proxy.url },
-    });
-    const work = contextPromise.then((context) => drivePage(context, url, renderOptions, deadlineAt, allow, proxy));
+    const work = preparedPromise.then((prepared) => drivePage(prepared, url, renderOptions, deadlineAt, () => replenish(target)));
     // When the hard deadline wins, the abandoned work fails later as its context is torn down.
     work.catch(() => undefined);
     let timer: NodeJS.Timeout | undefined;
@@ -224,8 +308,11 @@ export function createBrowserRenderer(options: BrowserRendererOptions): BrowserR
         timeoutMs + HARD_DEADLINE_MARGIN_MS,
       );
     });
+    let succeeded = false;
     try {
-      return await Promise.race([work, hardDeadline]);
+      const page = await Promise.race([work, hardDeadline]);
+      succeeded = true;
+      return page;
     } catch (error) {
       // Checked first: a browser that went away mid-render makes every step fail, and that is not the target's fault.
       if (closing !== undefined) throw closedError();
@@ -239,14 +326,16 @@ export function createBrowserRenderer(options: BrowserRendererOptions): BrowserR
       throw new UpstreamFailed(`Rendering ${url} failed: ${firstLine(error)}`, { cause: error });
     } finally {
       clearTimeout(timer);
-      const contextClosed = contextPromise.then(
-        (context) => context.close().catch(() => undefined),
-        () => undefined,
-      );
-      if (!(await settlesWithin(contextClosed, CLOSE_GRACE_MS))) {
-        await killBrowser(target, `a browser context did not close within ${CLOSE_GRACE_MS} ms`);
+      const retired = preparedPromise.then(dispose, () => undefined);
+      if (succeeded) {
+        // Closed behind the answer: the caller has its HTML and need not wait for the teardown.
+        retiring.add(retired);
+        void retired.finally(() => retiring.delete(retired));
+      } else {
+        // A failure may be a browser that stopped answering: the teardown finds out (and kills it) first.
+        await retired;
       }
-      await proxy.close();
+      replenish(target);
     }
   }
 
@@ -256,7 +345,15 @@ export function createBrowserRenderer(options: BrowserRendererOptions): BrowserR
     },
 
     openContexts() {
-      return running?.browser.contexts().length ?? 0;
+      return running?.browser.contexts().filter((context) => !spareSet.has(context)).length ?? 0;
+    },
+
+    async idle() {
+      while (retiring.size > 0) await Promise.all(retiring);
+    },
+
+    spareContexts() {
+      return running?.browser.contexts().filter((context) => spareSet.has(context)).length ?? 0;
     },
 
     browserPid() {
@@ -294,6 +391,10 @@ export function createBrowserRenderer(options: BrowserRendererOptions): BrowserR
       closing ??= (async () => {
         closeSignal.abort(closedError());
         await launching?.catch(() => undefined);
+        const unused = spare;
+        spare = undefined;
+        await unused?.ready.then(dispose, () => undefined);
+        await Promise.all(retiring);
         const target = running;
         running = undefined;
         if (target === undefined) return;
@@ -307,44 +408,54 @@ export function createBrowserRenderer(options: BrowserRendererOptions): BrowserR
   };
 }
 
+/** The little of the DOM that code evaluated in the page uses (the service is compiled without DOM types). */
+interface InPage {
+  document: { querySelector(selector: string): unknown };
+}
+
+/** A context with its page and guarding proxy, opened before the render that will use it. */
+interface Prepared {
+  browser: RunningBrowser;
+  proxy: GuardProxy;
+  context: BrowserContext;
+  page: Page;
+  binding: Binding;
+}
+
+/** What ties a prepared page to its render: the guard (unset: refuse everything) and what the page tried. */
+interface Binding {
+  guard: RequestGuard | undefined;
+  /** A main-frame navigation the guard refused. */
+  blockedNavigation: string | undefined;
+  /** Where the main frame last tried to go. */
+  lastNavigationUrl: string | undefined;
+}
+
 /** Navigates, waits for the content the caller wants, and reads the rendered HTML. */
 async function drivePage(
-  context: BrowserContext,
+  prepared: Prepared,
   url: string,
   options: RenderOptions,
   deadlineAt: number,
-  allow: RequestGuard,
-  proxy: GuardProxy,
+  onNavigated: () => void,
 ): Promise<FetchedPage> {
+  const { page, proxy, binding } = prepared;
   const remaining = (): number => Math.max(1, deadlineAt - Date.now());
-  const page = await context.newPage();
-  // Pop-ups are still guarded (routes and proxy are per context), but nobody reads them.
-  context.on('page', (other) => {
-    if (other !== page) void other.close().catch(() => undefined);
-  });
-  let blockedNavigation: string | undefined;
-  let lastNavigationUrl = url;
-  page.on('request', (request) => {
-    if (request.isNavigationRequest() && request.frame() === page.mainFrame()) lastNavigationUrl = request.url();
-  });
-  await context.route('**/*', (route) =>
-    handleRoute(route, page, allow, (blocked) => {
-      blockedNavigation = blocked;
-    }),
-  );
-
   let response: Response | null;
   try {
     response = await page.goto(url, { waitUntil: 'domcontentloaded', timeout: remaining() });
   } catch (error) {
-    if (blockedNavigation !== undefined) {
-      throw new BlockedTarget(`${blockedNavigation} is not an allowed target for the headless browser.`);
+    if (binding.blockedNavigation !== undefined) {
+      throw new BlockedTarget(`${binding.blockedNavigation} is not an allowed target for the headless browser.`);
     }
+    const lastNavigationUrl = binding.lastNavigationUrl ?? url;
     if (proxy.refused(lastNavigationUrl)) {
       throw refusedAt(url, 'redirected to', lastNavigationUrl);
     }
     throw navigationProblem(url, lastNavigationUrl, error, options.timeoutMs, proxy);
   }
+  // The page now mostly waits on its scripts and the network: a good moment to open the next context.
+  onNavigated();
   if (response === null) throw new UpstreamFailed(`${url} gave the browser no response.`);
   const finalUrl = response.url();
   // The proxy answers a refused or failed hop itself, so the page shows the proxy's 403/502: say why.
@@ -363,8 +474,13 @@ async function drivePage(
 
   if (options.waitFor !== undefined && options.waitFor !== '') {
     try {
-      // 'attached', not 'visible': scraped content is often hidden (collapsed, off-screen, headless viewport).
-      await page.waitForSelector(options.waitFor, { state: 'attached', timeout: remaining() });
+      // Present, not visible: scraped content is often hidden (collapsed, off-screen, headless viewport).
+      // Checked on every frame: waitForSelector backs off to 500 ms between looks, which was most of
+      // a warm render's time on a page that fills itself after a short delay.
+      await page.waitForFunction((selector) => (globalThis as unknown as InPage).document.querySelector(selector) !== null, options.waitFor, {
+        polling: 'raf',
+        timeout: remaining(),
+      });
     } catch (error) {
       if (isPlaywrightTimeout(error)) {
         throw new UpstreamTimeout(`The selector "${options.waitFor}" did not appear on ${url} within ${options.timeoutMs} ms.`, { cause: error });
@@ -410,18 +526,18 @@ async function readContent(page: Page, remaining: () => number): Promise<string>
   }
 }
 
-async function handleRoute(route: Route, page: Page, allow: RequestGuard, onBlockedNavigation: (url: string) => void): Promise<void> {
+async function handleRoute(route: Route, page: Page, binding: Binding): Promise<void> {
   const request = route.request();
   try {
     if (SKIPPED_RESOURCE_TYPES.has(request.resourceType())) {
       await route.abort('blockedbyclient');
       return;
     }
-    if (await allow.check(request.url())) {
+    if (binding.guard !== undefined && (await binding.guard.check(request.url()))) {
       await route.continue();
       return;
     }
-    if (request.isNavigationRequest() && request.frame() === page.mainFrame()) onBlockedNavigation(request.url());
+    if (request.isNavigationRequest() && request.frame() === page.mainFrame()) binding.blockedNavigation = request.url();
     await route.abort('blockedbyclient');
   } catch {
     // The context closed while the guard was thinking; the request went with it.

@@ -13,8 +13,11 @@ export interface GuardProxyOptions {
    * Undefined dials with the system resolver.
    */
   lookup?: net.LookupFunction;
-  /** The origin of a trusted render: its `host:port` is dialled with the system resolver, private or not. */
-  trustedOrigin?: string;
+  /**
+   * The origin of a trusted render: its `host:port` is dialled with the system resolver, private or not.
+   * Read for each connection, so a proxy started ahead of its render (a spare) learns it when bound.
+   */
+  trustedOrigin?: () => string | undefined;
 }
 
 export interface GuardProxy {
@@ -31,10 +34,13 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'pro
 
 export async function startGuardProxy(options: GuardProxyOptions): Promise<GuardProxy> {
   const { allow } = options;
-  const trustedAuthority = options.trustedOrigin === undefined ? undefined : authorityOf(options.trustedOrigin);
+  const trustedAuthority = (): string | undefined => {
+    const origin = options.trustedOrigin?.();
+    return origin === undefined ? undefined : authorityOf(origin);
+  };
   // The operator vouches for their own site, which may well live on a private address.
   const lookupFor = (authority: string | undefined): net.LookupFunction | undefined =>
-    authority !== undefined && authority === trustedAuthority ? undefined : options.lookup;
+    authority !== undefined && authority === trustedAuthority() ? undefined : options.lookup;
   const refusedUrls = new Set<string>();
   const refusedAuthorities = new Set<string>();
   const failures = new Map<string, string>();

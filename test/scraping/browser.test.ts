@@ -19,6 +19,8 @@ interface Site {
   forbiddenConnections(): number;
   forbiddenOrigin: string;
   lastUserAgent: string | undefined;
+  /** The Cookie header of each request to /state. */
+  cookiesSeen: string[];
   close(): Promise<void>;
 }
 
@@ -36,6 +38,7 @@ async function startSite(): Promise<Site> {
   const held = new Set<http.ServerResponse>();
   let forbiddenConnections = 0;
   let lastUserAgent: string | undefined;
+  const cookiesSeen: string[] = [];
 
   // A second server standing in for an internal address the guard refuses: nothing may reach it.
   const forbidden = http.createServer((_req, res) => res.end('internal secrets'));
@@ -129,6 +132,21 @@ async function startSite(): Promise<Site> {
     '/slow': (_req, res) => {
       setTimeout(() => send(res, html('<p>slow</p>')), 200);
     },
+    // What a page leaves behind (a cookie, localStorage) must not reach the next render.
+    '/state': (req, res) => {
+      cookiesSeen.push(req.headers.cookie ?? '');
+      send(
+        res,
+        html(
+          `<main></main><script>
+            const seen = 'cookie=' + document.cookie + ';storage=' + (localStorage.getItem('k') ?? '');
+            document.cookie = 'k=1; max-age=3600; path=/';
+            localStorage.setItem('k', '1');
+            document.querySelector('main').insertAdjacentHTML('beforeend', '<p id="state">' + seen + '</p>');
+          </script>`,
+        ),
+      );
+    },
     '/plain': (req, res) => {
       lastUserAgent = req.headers['user-agent'];
       send(res, html(`<h1>${new URL(req.url ?? '/', 'http://x').searchParams.get('n') ?? ''}</h1>`));
@@ -149,6 +167,7 @@ async function startSite(): Promise<Site> {
     hits,
     forbiddenConnections: () => forbiddenConnections,
     forbiddenOrigin,
+    cookiesSeen,
     get lastUserAgent() {
       return lastUserAgent;
     },
@@ -221,11 +240,24 @@ describe('browser renderer', () => {
       assert.match(page.html, /Red kettle<\/h2><span class="price">£19\.99/);
     }
     assert.equal(renderer.launches, 1);
+    await renderer.idle();
     assert.equal(renderer.openContexts(), 0);
+    assert.ok(renderer.spareContexts() <= 1, 'at most one spare context');
     const status = await renderer.status();
     assert.equal(status.available, true);
     assert.match(status.detail, /^chromium \d+\.\d+.* \(running\)$/);
     t.diagnostic(status.detail);
+  });
+
+  test('every render gets a context nobody used: no cookie or localStorage from the one before', async () => {
+    for (let n = 0; n < 3; n += 1) {
+      const page = await renderer.render(`${site.origin}/state`, { timeoutMs: 10_000, waitFor: '#state' });
+      assert.match(page.html, /<p id="state">cookie=;storage=<\/p>/, `render ${n + 1} saw state left by an earlier one`);
+    }
+    assert.deepEqual(site.cookiesSeen, ['', '', ''], 'no Cookie header was sent');
+    await renderer.idle();
+    assert.equal(renderer.openContexts(), 0);
+    assert.equal(renderer.spareContexts(), 1, 'one context is kept ready for the next render');
   });
 
   test('sends the configured User-Agent and reports the URL after redirects', async () => {
@@ -248,7 +280,9 @@ describe('browser renderer', () => {
     await assert.rejects(renderer.render(`${site.origin}/late`, { timeoutMs: 1_500, waitFor: '.never-there' }), isProblem(UpstreamTimeout, /\.never-there/));
     const elapsed = Date.now() - started;
     assert.ok(elapsed < 2_500, `took ${elapsed} ms`);
+    await renderer.idle();
     assert.equal(renderer.openContexts(), 0);
+    assert.ok(renderer.spareContexts() <= 1, 'at most one spare context');
   });
 
   test('an invalid waitFor selector is a BadRequest', async () => {
@@ -283,7 +317,9 @@ describe('browser renderer', () => {
     await assert.rejects(renderer.render(`${site.origin}/redirect-forbidden`, { timeoutMs: 10_000 }), isProblem(BlockedTarget, /\/admin/));
     await assert.rejects(renderer.render(`${site.origin}/redirect-twice`, { timeoutMs: 10_000 }), isProblem(BlockedTarget));
     assert.equal(site.forbiddenConnections(), 0);
+    await renderer.idle();
     assert.equal(renderer.openContexts(), 0);
+    assert.ok(renderer.spareContexts() <= 1, 'at most one spare context');
   });
 
   test('a page that later navigates itself into a refused address is a BlockedTarget', async () => {
@@ -335,7 +371,9 @@ describe('browser renderer', () => {
   test('non-HTML main documents (PDF, image) are UpstreamFailed', async () => {
     await assert.rejects(renderer.render(`${site.origin}/report.pdf`, { timeoutMs: 5_000 }), isProblem(UpstreamFailed, /pdf|download/i));
     await assert.rejects(renderer.render(`${site.origin}/photo`, { timeoutMs: 5_000 }), isProblem(UpstreamFailed, /image\/png/));
+    await renderer.idle();
     assert.equal(renderer.openContexts(), 0);
+    assert.ok(renderer.spareContexts() <= 1, 'at most one spare context');
   });
 
   test('a port nobody listens on is UpstreamFailed', async () => {
@@ -350,7 +388,9 @@ describe('browser renderer', () => {
     assert.ok(elapsed < 3_000, `took ${elapsed} ms`);
     const page = await renderer.render(`${site.origin}/plain?n=after-hang`, { timeoutMs: 5_000 });
     assert.match(page.html, /after-hang/);
+    await renderer.idle();
     assert.equal(renderer.openContexts(), 0);
+    assert.ok(renderer.spareContexts() <= 1, 'at most one spare context');
   });
 
   test('a page whose script never yields hits the hard deadline, and the next render still works', async () => {
@@ -410,7 +450,9 @@ describe('browser renderer', () => {
       const page = await renderer.render(`${site.origin}/plain?n=seq-${n}`, { timeoutMs: 5_000, waitFor: 'h1' });
       assert.match(page.html, new RegExp(`seq-${n}<`));
     }
+    await renderer.idle();
     assert.equal(renderer.openContexts(), 0);
+    assert.ok(renderer.spareContexts() <= 1, 'at most one spare context');
     assert.equal(renderer.launches, launchesBefore);
   });
 
@@ -551,7 +593,9 @@ describe('browser renderer close()', () => {
       await renderer.close();
       assert.deepEqual(await renderer.status(), { available: false, detail: 'closed' });
       await assert.rejects(renderer.render(`${site.origin}/plain?n=y`, { timeoutMs: 1_000 }), isProblem(ServiceUnavailable));
-      assert.equal(renderer.openContexts(), 0);
+      await renderer.idle();
+    assert.equal(renderer.openContexts(), 0);
+    assert.ok(renderer.spareContexts() <= 1, 'at most one spare context');
     } finally {
       await renderer.close();
       await site.close();
