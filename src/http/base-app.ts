@@ -126,7 +126,7 @@ export async function createBaseApp(options: BaseAppOptions): Promise<App> {
     keepAliveTimeout: 72_000,
     return503OnClosing: true,
     // Fastify's default (100) answers a longer {id} with 414; the contract wants the schema's 422.
-    maxParamLength: 2048,
+    routerOptions: { maxParamLength: 2048 },
     frameworkErrors: frameworkErrorHandler,
     ajv: { customOptions: { strict: false } },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;

@@ -1,4 +1,5 @@
 // Follows a listing's "next" links over several pages, fetching numbered pages concurrently.
+import { setMaxListeners } from 'node:events';
 import type { Selectors } from './extract/types.js';
 import { extract } from './extract/index.js';
 import type { ExtractionResult } from './extract/types.js';
@@ -40,6 +41,9 @@ export async function crawl(
   outer?: AbortSignal,
 ): Promise<CrawlResult> {
   const controller = new AbortController();
+  // Every page in flight or queued for its host listens on this signal (a few listeners each);
+  // Node's warning past 10 would be noise, not a leak, so the bound is what this crawl can need.
+  setMaxListeners(4 * maxPages + 10, controller.signal);
   const abort = () => controller.abort(outer?.reason);
   outer?.addEventListener('abort', abort, { once: true });
   try {
