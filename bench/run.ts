@@ -266,7 +266,8 @@ function judge(results: Results): void {
   const t = results.targets;
   for (const row of results.http.filter((r) => r.judged)) {
     t.push({ section: 'http', name: `${row.endpoint} req/s vs ceiling`, value: row.ratio, unit: 'x', target: `>= ${TARGET.ratio}`, pass: row.ratio >= TARGET.ratio });
-    t.push({ section: 'http', name: `${row.endpoint} p99`, value: row.ours.p99Ms, unit: 'ms', target: `< ${TARGET.p99Ms} ms`, pass: row.ours.p99Ms < TARGET.p99Ms });
+    // The bare ceiling's own p99 beside ours: at 50 connections on 2 shared cores it is mostly queueing.
+    t.push({ section: 'http', name: `${row.endpoint} p99 (the bare ceiling's: ${num(row.ceiling.p99Ms, 2)} ms)`, value: row.ours.p99Ms, unit: 'ms', target: `< ${TARGET.p99Ms} ms`, pass: row.ours.p99Ms < TARGET.p99Ms });
     const failures = row.ours.errors + row.ours.non2xx;
     t.push({ section: 'http', name: `${row.endpoint} errors + non-2xx`, value: failures, unit: '', target: '= 0', pass: failures === 0 });
   }
@@ -276,9 +277,12 @@ function judge(results: Results): void {
   const dyn = results.scrape.dynamic;
   if (dyn) t.push({ section: 'scrape', name: 'warm dynamic scrape, median', value: dyn.warmMedianMs, unit: 'ms', target: `< ${TARGET.warmDynamicMs} ms`, pass: dyn.warmMedianMs < TARGET.warmDynamicMs });
   const m = results.memory;
-  if (m.beforeDynamic && m.afterDynamic) {
-    const growth = m.afterDynamic.serviceMb - m.beforeDynamic.serviceMb;
-    t.push({ section: 'memory', name: 'service RSS growth over 20 dynamic scrapes', value: growth, unit: 'MB', target: `< ${TARGET.dynamicGrowthMb} MB`, pass: growth < TARGET.dynamicGrowthMb });
+  // The first dynamic scrape loads playwright-core (~45 MB, once, lazily so that services that never
+  // render do not pay it) and starts Chromium: a one-time cost, shown beside the table. Growth is
+  // judged from there on, where contexts left open would show.
+  if (m.afterColdDynamic && m.afterDynamic) {
+    const growth = m.afterDynamic.serviceMb - m.afterColdDynamic.serviceMb;
+    t.push({ section: 'memory', name: `service RSS growth, after 1st -> after ${results.settings.dynamicScrapes}th dynamic scrape`, value: growth, unit: 'MB', target: `< ${TARGET.dynamicGrowthMb} MB`, pass: growth < TARGET.dynamicGrowthMb });
   }
   if (m.afterColdDynamic?.browser && m.afterDynamic?.browser) {
     const growth = m.afterDynamic.serviceMb + m.afterDynamic.browser.pssMb - (m.afterColdDynamic.serviceMb + m.afterColdDynamic.browser.pssMb);
@@ -408,6 +412,12 @@ function render(results: Results): string {
       rows.push(['after the HTTP runs', num(results.pgliteMemory.afterHttp.serviceRawMb, 0), num(results.pgliteMemory.afterHttp.serviceMb, 0), '']);
     }
     const checks = results.targets.filter((t) => t.section === 'memory').map((t) => `${mark(t.pass)} ${t.name}: ${num(t.value, 1)} MB (target ${t.target})`);
+    if (m.beforeDynamic && m.afterColdDynamic && m.afterDynamic) {
+      checks.unshift(
+        `  the 1st dynamic scrape (loads playwright-core, starts Chromium; once): +${num(m.afterColdDynamic.serviceMb - m.beforeDynamic.serviceMb, 1)} MB; ` +
+          `all ${s.dynamicScrapes} together: +${num(m.afterDynamic.serviceMb - m.beforeDynamic.serviceMb, 1)} MB`,
+      );
+    }
     out.push(
       section(
         'Memory (main service on PostgreSQL), MB',
