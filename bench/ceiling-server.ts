@@ -4,20 +4,21 @@
 // its own, like the service. Environment: CEILING_DATABASE_URL (pg Pool, max 10 like the service)
 // or CEILING_PGLITE_DIR (PGlite files, migrated and seeded here), PORT. Prints `{"port": N}` on
 // stdout when listening. No validation, no logging, no hooks: what is left is the floor cost of
-// HTTP + the query + JSON.stringify.
+// HTTP + the query + JSON.stringify. The columns are the product store's own (imported), so both
+// servers send the database the same statements.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
 import { migrations } from '../src/db/migrations.js';
+import { PRODUCT_COLUMNS } from '../src/products/product-store.js';
 import { textStats } from '../src/text/text-stats.js';
 import { SEED_SQL } from './seed.js';
 
-const COLUMNS = 'id, title, price::float8 AS price, currency, description, source_url, created_at, updated_at';
-const GET = `SELECT ${COLUMNS} FROM products WHERE id = $1`;
-const LIST = `SELECT ${COLUMNS} FROM products ORDER BY id LIMIT $1`;
+const GET = `SELECT ${PRODUCT_COLUMNS} FROM products WHERE id = $1`;
+const LIST = `SELECT ${PRODUCT_COLUMNS} FROM products ORDER BY id LIMIT $1`;
 const INSERT = `INSERT INTO products (title, price, description, currency, source_url)
-         VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`;
+         VALUES ($1, $2, $3, $4, $5) RETURNING ${PRODUCT_COLUMNS}`;
 
 type Query = (name: string, text: string, values: unknown[]) => Promise<unknown[]>;
 

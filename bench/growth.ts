@@ -1,5 +1,6 @@
 // Growth: does a first page of GET /products stay as fast at 100k rows as at 1k, and what does a full 10k-row list cost?
 import { expect, median, percentile, send } from './client.js';
+import { PRODUCT_COLUMNS } from '../src/products/product-store.js';
 import type { BenchDatabase } from './database.js';
 import { peakRssDuring, settle } from './memory.js';
 
@@ -38,10 +39,9 @@ export interface GrowthFigures {
   fullList: FullListFigures | undefined;
 }
 
-const COLUMNS = 'id, title, price::float8 AS price, currency, description, source_url, created_at, updated_at';
-const PAGE_WITH_TOTAL_SQL = `SELECT ${COLUMNS}, (SELECT sum(n) FROM product_count_shards)::int AS total
+const PAGE_WITH_TOTAL_SQL = `SELECT ${PRODUCT_COLUMNS}, (SELECT sum(n) FROM product_count_shards)::int AS total
   FROM products ORDER BY id ASC LIMIT 100`;
-const PAGE_SQL = `SELECT ${COLUMNS} FROM products ORDER BY id ASC LIMIT 100`;
+const PAGE_SQL = `SELECT ${PRODUCT_COLUMNS} FROM products ORDER BY id ASC LIMIT 100`;
 const COUNT_SQL = 'SELECT count(*)::int AS total FROM products';
 
 /** One client, one request at a time: latency without queueing. */

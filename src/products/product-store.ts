@@ -41,8 +41,13 @@ export interface ProductStore {
   upsertScraped(items: readonly ScrapedProduct[]): Promise<UpsertResult>;
 }
 
-// float8 is how the driver hands us a JS number; NUMERIC keeps the stored value exact.
-const COLUMNS = 'id, title, price::float8 AS price, currency, description, source_url, created_at, updated_at';
+/** A timestamptz as the API shows it (ISO 8601, UTC, milliseconds), made by the database. */
+const isoTime = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS ${column}`;
+
+// float8 is how the driver hands us a JS number; NUMERIC keeps the stored value exact. Timestamps
+// come as text: parsing them into Dates and formatting them back was a third of a list's CPU time.
+// (Being aliased, they must be qualified wherever the column itself is meant, as in ORDER BY.)
+export const PRODUCT_COLUMNS = `id, title, price::float8 AS price, currency, description, source_url, ${isoTime('created_at')}, ${isoTime('updated_at')}`;
 
 const ORDER_BY: Record<Sort, string> = {
   id: 'id ASC',
@@ -51,8 +56,8 @@ const ORDER_BY: Record<Sort, string> = {
   '-price': 'price DESC NULLS LAST, id DESC',
   title: 'title ASC, id ASC',
   '-title': 'title DESC, id DESC',
-  created_at: 'created_at ASC, id ASC',
-  '-created_at': 'created_at DESC, id DESC',
+  created_at: 'products.created_at ASC, id ASC',
+  '-created_at': 'products.created_at DESC, id DESC',
 };
 
 const UPDATABLE = ['title', 'price', 'description', 'currency', 'source_url'] as const;
@@ -68,8 +73,8 @@ const AFTER: Record<Sort, { key: string | undefined; after: (k: string, i: strin
   '-price': { key: 'price::text', after: (k, i) => `((price, id) < (${k}::numeric, ${i}) OR price IS NULL)`, afterNull: (i) => `(price IS NULL AND id < ${i})` },
   title: { key: 'title', after: (k, i) => `(title, id) > (${k}, ${i})` },
   '-title': { key: 'title', after: (k, i) => `(title, id) < (${k}, ${i})` },
-  created_at: { key: 'created_at::text', after: (k, i) => `(created_at, id) > (${k}::timestamptz, ${i})` },
-  '-created_at': { key: 'created_at::text', after: (k, i) => `(created_at, id) < (${k}::timestamptz, ${i})` },
+  created_at: { key: 'products.created_at::text', after: (k, i) => `(products.created_at, id) > (${k}::timestamptz, ${i})` },
+  '-created_at': { key: 'products.created_at::text', after: (k, i) => `(products.created_at, id) < (${k}::timestamptz, ${i})` },
 };
 
 /** Escapes LIKE wildcards so `q=50%` searches for "50%" literally. */
@@ -130,7 +135,7 @@ export function createProductStore(db: Database): ProductStore {
       // An unfiltered page reads the running total in the same statement (and so the same snapshot).
       const withTotal = where.sql === '' && query.limit !== undefined;
       const rows = await db.query<Product & { total?: number }>(
-        `SELECT ${COLUMNS}${withTotal ? `, ${TOTAL_ALL} AS total` : ''} FROM products ${where.sql} ORDER BY ${order}${paging}`,
+        `SELECT ${PRODUCT_COLUMNS}${withTotal ? `, ${TOTAL_ALL} AS total` : ''} FROM products ${where.sql} ORDER BY ${order}${paging}`,
         params,
       );
       const items: Product[] = withTotal ? rows.map(({ total: _total, ...product }) => product) : rows;
@@ -144,7 +149,7 @@ export function createProductStore(db: Database): ProductStore {
     async listAll(query, batchSize) {
       const sort = query.sort ?? 'id';
       const { key, after, afterNull } = AFTER[sort];
-      const select = `SELECT ${COLUMNS}${key === undefined ? '' : `, ${key} AS sort_key`} FROM products`;
+      const select = `SELECT ${PRODUCT_COLUMNS}${key === undefined ? '' : `, ${key} AS sort_key`} FROM products`;
       const order = ORDER_BY[sort];
       type Row = Product & { sort_key?: string | null };
       const strip = (rows: Row[]): Product[] => (key === undefined ? rows : rows.map(({ sort_key: _key, ...product }) => product));
@@ -188,14 +193,14 @@ export function createProductStore(db: Database): ProductStore {
     },
 
     async get(id) {
-      const rows = await db.query<Product>(`SELECT ${COLUMNS} FROM products WHERE id = $1`, [id]);
+      const rows = await db.query<Product>(`SELECT ${PRODUCT_COLUMNS} FROM products WHERE id = $1`, [id]);
       return rows[0];
     },
 
     async create(input) {
       const rows = await db.query<Product>(
         `INSERT INTO products (title, price, description, currency, source_url)
-         VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`,
+         VALUES ($1, $2, $3, $4, $5) RETURNING ${PRODUCT_COLUMNS}`,
         [input.title, String(input.price), input.description ?? null, input.currency ?? null, input.source_url ?? null],
       );
       return rows[0]!;
@@ -212,7 +217,7 @@ export function createProductStore(db: Database): ProductStore {
       }
       if (sets.length === 0) return this.get(id);
       const rows = await db.query<Product>(
-        `UPDATE products SET ${sets.join(', ')}, updated_at = now() WHERE id = $1 RETURNING ${COLUMNS}`,
+        `UPDATE products SET ${sets.join(', ')}, updated_at = now() WHERE id = $1 RETURNING ${PRODUCT_COLUMNS}`,
         params,
       );
       return rows[0];
@@ -241,7 +246,7 @@ async function upsertBatch(tx: Queryable, items: readonly ScrapedProduct[]): Pro
      ON CONFLICT (scrape_key) DO UPDATE SET
        title = EXCLUDED.title, price = EXCLUDED.price, currency = EXCLUDED.currency,
        description = EXCLUDED.description, source_url = EXCLUDED.source_url, updated_at = now()
-     RETURNING ${COLUMNS}, (xmax = 0) AS inserted`,
+     RETURNING ${PRODUCT_COLUMNS}, (xmax = 0) AS inserted`,
     [
       items.map((i) => i.scrape_key),
       items.map((i) => i.title),
