@@ -1,5 +1,6 @@
 // Prometheus metrics: one registry per app (so an app can be built twice), exposed at GET /metrics.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from './base-app.js';
 
 export interface Metrics {
@@ -58,23 +59,37 @@ export function createMetrics(service: string): Metrics {
 
 /** Counts and times every request by route pattern (not raw URL, which would explode the label set). */
 export function installMetrics(app: App, metrics: Metrics): void {
-  // prom-client hashes a label object on every call; the children per label set are cached instead.
-  const children = new Map<string, { count: { inc(): void }; time: { observe(v: number): void } }>();
+  type Child = { count: { inc(): void }; time: { observe(v: number): void } };
+  // prom-client hashes a label object on every call, so the children are looked up once per route,
+  // method and status and kept; each route's recorder knows its own pattern.
+  const recorder = (route: string) => {
+    const children = new Map<string, Child>();
+    return (method: string, status: number, seconds: number): void => {
+      const key = method + status;
+      let child = children.get(key);
+      if (child === undefined) {
+        const labels = { method, route, status: String(status) };
+        child = { count: metrics.requests.labels(labels), time: metrics.requestDuration.labels(labels) };
+        children.set(key, child);
+      }
+      child.count.inc();
+      child.time.observe(seconds);
+      // 502/504 are, by contract, what an upstream failing or timing out turns into.
+      if (status === 502 || status === 504) metrics.upstreamErrors.inc({ upstream: route, status: String(status) });
+    };
+  };
+  app.addHook('onRoute', (route) => {
+    const record = recorder(route.url);
+    const hook = (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
+      record(request.method, reply.statusCode, reply.elapsedTime / 1000);
+      done();
+    };
+    route.onResponse = [...[route.onResponse ?? []].flat(), hook] as typeof route.onResponse;
+  });
+  // Requests no route matched (the router's 404s) never reach a route's hooks.
+  const unmatched = recorder('unmatched');
   app.addHook('onResponse', (request, reply, done) => {
-    const route = request.routeOptions.url ?? 'unmatched';
-    const key = `${request.method} ${route} ${reply.statusCode}`;
-    let child = children.get(key);
-    if (child === undefined) {
-      const labels = { method: request.method, route, status: String(reply.statusCode) };
-      child = { count: metrics.requests.labels(labels), time: metrics.requestDuration.labels(labels) };
-      children.set(key, child);
-    }
-    child.count.inc();
-    child.time.observe(reply.elapsedTime / 1000);
-    // 502/504 are, by contract, what an upstream failing or timing out turns into.
-    if (reply.statusCode === 502 || reply.statusCode === 504) {
-      metrics.upstreamErrors.inc({ upstream: route, status: String(reply.statusCode) });
-    }
+    if (request.is404) unmatched(request.method, reply.statusCode, reply.elapsedTime / 1000);
     done();
   });
   app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {

@@ -127,8 +127,14 @@ describe('main service protection', () => {
     await one.inject({ url: '/products/999999' });
     await one.inject({ url: '/products/999999' });
     await one.inject({ method: 'POST', url: '/scrape', payload: { url: 'ftp://x/' } });
+    await one.inject({ url: '/no/such/route' });
+    await one.inject({ url: '/docs' });
     const text = (await one.inject({ url: '/metrics' })).body;
     assert.match(text, /http_requests_total\{method="GET",route="\/products\/:id",status="404",service="main"\} 2/);
+    assert.match(text, /http_requests_total\{method="POST",route="\/scrape",status="422",service="main"\} 1/);
+    assert.match(text, /http_requests_total\{method="GET",route="unmatched",status="404",service="main"\} 1/);
+    assert.match(text, /http_requests_total\{method="GET",route="\/docs",status="\d+",service="main"\} 1/, 'plugin routes are counted under their full path');
+    assert.doesNotMatch(text, /route="\/no\/such\/route"/, 'raw URLs never become labels');
     assert.match(text, /scrape_runs_total\{mode="static",outcome="failed_422",service="main"\} 1/);
     assert.match(text, /http_request_duration_seconds_bucket/);
     assert.match(text, /process_resident_memory_bytes/);
