@@ -53,7 +53,7 @@ export function productRoutes(app: App, store: ProductStore): void {
       const { items, total } = await store.list(query);
       reply.header('x-total-count', total);
       if (query.limit !== undefined) {
-        const link = pageLinks(request.url, query.offset ?? 0, query.limit, total);
+        const link = pageLinks('/products', request.url, query.offset ?? 0, query.limit, total);
         if (link) reply.header('link', link);
       }
       return items;

@@ -153,6 +153,15 @@ for (const backend of backends()) {
       assert.deepEqual([offsetOnly.json().length, offsetOnly.headers['x-total-count']], [2, '5']);
       const cheap = await app.inject({ url: '/products?q=paging-set&min_price=1&max_price=2' });
       assert.deepEqual(cheap.json().map((p: { price: number }) => p.price), [1, 2]);
+
+      // What a client sends is re-encoded: it cannot close the <...> of a link or add a rel of its own.
+      const hostile = '>; rel="evil", <https://evil.example/';
+      for (let i = 0; i < 2; i++) {
+        await app.inject({ method: 'POST', url: '/products', payload: { title: `Hostile ${hostile} ${i}`, price: 1 } });
+      }
+      const raw = await app.inject({ url: `/products?limit=1&q=${hostile.replace(/ /g, '%20')}` });
+      assert.equal(raw.headers['x-total-count'], '2');
+      assert.equal(raw.headers.link, '</products?limit=1&q=%3E%3B+rel%3D%22evil%22%2C+%3Chttps%3A%2F%2Fevil.example%2F&offset=1>; rel="next"');
     });
 
     test('the bad-request table: each gets its 4xx and a problem body, and the service still answers', async () => {
