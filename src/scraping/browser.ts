@@ -331,9 +331,10 @@ export function createBrowserRenderer(options: BrowserRendererOptions): BrowserR
         // Closed behind the answer: the caller has its HTML and need not wait for the teardown.
         retiring.add(retired);
         void retired.finally(() => retiring.delete(retired));
-      } else {
-        // A failure may be a browser that stopped answering: the teardown finds out (and kills it) first.
-        await retired;
+      } else if (!(await settlesWithin(retired, 2 * CLOSE_GRACE_MS))) {
+        // A failure may be a browser that stopped answering, even one still opening this render's
+        // context: the teardown finds out first, and a browser that cannot finish it is killed.
+        await killBrowser(target, `a browser context could not be opened or closed within ${2 * CLOSE_GRACE_MS} ms`);
       }
       replenish(target);
     }

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { BadRequest, BlockedTarget, ServiceUnavailable, UpstreamFailed, UpstreamTimeout } from '../../src/problems.js';
+import { BadRequest, BlockedTarget, HttpProblem, ServiceUnavailable, UpstreamFailed, UpstreamTimeout } from '../../src/problems.js';
 import { createGuardedLookup } from '../../src/scraping/address-guard.js';
 import { createBrowserRenderer, findChromium, type BrowserRenderer } from '../../src/scraping/browser.js';
 
@@ -426,6 +426,38 @@ describe('browser renderer', () => {
     assert.match(page.html, /after-freeze/);
     assert.equal(renderer.launches, launchesBefore + 1);
     assert.notEqual(renderer.browserPid(), pid);
+  });
+
+  test('two renders into a frozen browser, one on the spare and one opening its own context, both fail in time', async () => {
+    await renderer.render(`${site.origin}/plain?n=before-freeze-2`, { timeoutMs: 10_000, waitFor: 'h1' });
+    await renderer.idle();
+    const pid = renderer.browserPid();
+    assert.ok(pid !== undefined);
+    const launchesBefore = renderer.launches;
+    process.kill(pid, 'SIGSTOP');
+    const started = Date.now();
+    try {
+      // The first takes the ready spare and hangs in navigation; the second must open a context of its own and hangs there.
+      const results = await Promise.allSettled([
+        renderer.render(`${site.origin}/plain?n=frozen-a`, { timeoutMs: 1_000 }),
+        renderer.render(`${site.origin}/plain?n=frozen-b`, { timeoutMs: 1_000 }),
+      ]);
+      for (const result of results) {
+        assert.equal(result.status, 'rejected');
+        assert.ok((result as PromiseRejectedResult).reason instanceof HttpProblem);
+      }
+    } finally {
+      try {
+        process.kill(pid, 'SIGCONT');
+      } catch {
+        // Already gone: the renderer killed it, as it should.
+      }
+    }
+    const elapsed = Date.now() - started;
+    assert.ok(elapsed < 8_000, `took ${elapsed} ms`);
+    const page = await renderer.render(`${site.origin}/plain?n=after-freeze-2`, { timeoutMs: 10_000 });
+    assert.match(page.html, /after-freeze-2/);
+    assert.equal(renderer.launches, launchesBefore + 1, 'the frozen browser was replaced');
   });
 
   test('a browser that crashed between renders is replaced by the next render', async () => {
