@@ -467,7 +467,8 @@ async function drivePage(
   if (failure !== undefined) throw new UpstreamFailed(`Could not reach ${finalUrl}: ${failure}.`);
   const status = response.status();
   if (status >= 400) throw new UpstreamFailed(`${finalUrl} answered with status ${status}.`);
-  const headerType = (await response.headerValue('content-type')) ?? '';
+  // headers() is what the browser already sent us; headerValue() would ask it again (a round trip).
+  const headerType = response.headers()['content-type'] ?? '';
   const mediaType = headerType.split(';')[0]?.trim().toLowerCase() ?? '';
   if (mediaType !== '' && !HTML_MEDIA_TYPES.has(mediaType)) {
     throw new UpstreamFailed(`${finalUrl} is ${mediaType}, not HTML.`);
