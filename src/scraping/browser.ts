@@ -411,7 +411,17 @@ export function createBrowserRenderer(options: BrowserRendererOptions): BrowserR
 
 /** The little of the DOM that code evaluated in the page uses (the service is compiled without DOM types). */
 interface InPage {
-  document: { querySelector(selector: string): unknown };
+  document: {
+    querySelector(selector: string): unknown;
+    doctype: { name: string } | null;
+    documentElement: { outerHTML: string };
+  };
+  MutationObserver: new (callback: () => void) => {
+    observe(target: unknown, options: Record<string, boolean>): void;
+    disconnect(): void;
+  };
+  setTimeout(callback: () => void, ms: number): unknown;
+  clearTimeout(timer: unknown): void;
 }
 
 /** A context with its page and guarding proxy, opened before the render that will use it. */
@@ -474,24 +484,9 @@ async function drivePage(
     throw new UpstreamFailed(`${finalUrl} is ${mediaType}, not HTML.`);
   }
 
+  let html: string;
   if (options.waitFor !== undefined && options.waitFor !== '') {
-    try {
-      // Present, not visible: scraped content is often hidden (collapsed, off-screen, headless viewport).
-      // Checked on every frame: waitForSelector backs off to 500 ms between looks, which was most of
-      // a warm render's time on a page that fills itself after a short delay.
-      await page.waitForFunction((selector) => (globalThis as unknown as InPage).document.querySelector(selector) !== null, options.waitFor, {
-        polling: 'raf',
-        timeout: remaining(),
-      });
-    } catch (error) {
-      if (isPlaywrightTimeout(error)) {
-        throw new UpstreamTimeout(`The selector "${options.waitFor}" did not appear on ${url} within ${options.timeoutMs} ms.`, { cause: error });
-      }
-      if (/selector|unexpected token/i.test(firstLine(error))) {
-        throw new BadRequest(`wait_for "${options.waitFor}" is not a valid selector.`);
-      }
-      throw error;
-    }
+    html = await readWhenPresent(page, options.waitFor, remaining, url, options.timeoutMs);
   } else {
     try {
       await page.waitForLoadState('networkidle', { timeout: Math.min(remaining(), NETWORK_IDLE_CAP_MS) });
@@ -499,9 +494,9 @@ async function drivePage(
       // A page that keeps talking is normal; what has rendered so far is the answer.
       if (!isPlaywrightTimeout(error)) throw error;
     }
+    html = await readContent(page, remaining);
   }
 
-  const html = await readContent(page, remaining);
   // A script may have navigated the page after it loaded; the guard's answer applies to that page too.
   const shownUrl = page.url();
   if (proxy.refused(shownUrl)) throw refusedAt(url, 'navigated to', shownUrl);
@@ -515,6 +510,59 @@ async function drivePage(
 function refusedAt(url: string, how: string, shownUrl: string): BlockedTarget {
   if (shownUrl === url) return new BlockedTarget(`${url} is not an allowed target for the headless browser.`);
   return new BlockedTarget(`${url} ${how} ${shownUrl}, which is not an allowed target.`);
+}
+
+/**
+ * Waits in the page for `selector` (present, not visible: scraped content is often hidden) and reads
+ * the document the moment it appears, in one call: a MutationObserver sees the change at once, where
+ * waitForSelector backs off to 500 ms between looks, and no second round trip reads the HTML.
+ * A navigation during the wait restarts it on the new document; the in-page timer gives the
+ * selector's own timeout, and a page that breaks it still meets the render's hard deadline.
+ */
+async function readWhenPresent(page: Page, selector: string, remaining: () => number, url: string, timeoutMs: number): Promise<string> {
+  for (;;) {
+    let html: string | null;
+    try {
+      html = await page.evaluate(inPageReadWhenPresent, { selector, ms: remaining() });
+    } catch (error) {
+      const reason = firstLine(error);
+      if (/execution context was destroyed|navigat/i.test(reason) && remaining() > 1) {
+        await page.waitForLoadState('domcontentloaded', { timeout: remaining() }).catch(() => undefined);
+        continue;
+      }
+      if (/not a valid selector|SyntaxError/i.test(reason)) throw new BadRequest(`wait_for "${selector}" is not a valid selector.`);
+      throw error;
+    }
+    if (html === null) throw new UpstreamTimeout(`The selector "${selector}" did not appear on ${url} within ${timeoutMs} ms.`);
+    return html;
+  }
+}
+
+/**
+ * Runs in the page: the document's HTML once `selector` matches, or null after `ms`. Serialised into
+ * the page, so it may use nothing from this module; nor may it name inner functions (const f = () =>),
+ * which the test runs' transpiler wraps in a helper the page does not have.
+ */
+function inPageReadWhenPresent({ selector, ms }: { selector: string; ms: number }): Promise<string | null> {
+  const { document: doc, MutationObserver: Observer, setTimeout: later, clearTimeout: cancel } = globalThis as unknown as InPage;
+  const doctype = doc.doctype ? `<!DOCTYPE ${doc.doctype.name}>` : '';
+  return new Promise((resolve) => {
+    if (doc.querySelector(selector) !== null) {
+      resolve(doctype + doc.documentElement.outerHTML);
+      return;
+    }
+    const observer = new Observer(() => {
+      if (doc.querySelector(selector) === null) return;
+      observer.disconnect();
+      cancel(timer);
+      resolve(doctype + doc.documentElement.outerHTML);
+    });
+    const timer = later(() => {
+      observer.disconnect();
+      resolve(null);
+    }, ms);
+    observer.observe(doc, { childList: true, subtree: true, attributes: true, characterData: true });
+  });
 }
 
 async function readContent(page: Page, remaining: () => number): Promise<string> {

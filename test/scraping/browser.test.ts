@@ -67,6 +67,8 @@ async function startSite(): Promise<Site> {
       ),
     '/late': (_req, res) =>
       send(res, html('<p>wait</p>', `<script>setTimeout(() => { const e = document.createElement('section'); e.id = 'late'; e.textContent = 'arrived'; document.body.append(e); }, 500);</script>`)),
+    // Moves on to /late before the selector the caller waits for exists anywhere.
+    '/moves-on': (_req, res) => send(res, html('<p>leaving</p>', `<script>setTimeout(() => { location.href = '/late'; }, 100);</script>`)),
     '/guarded': (_req, res) =>
       send(
         res,
@@ -271,6 +273,13 @@ describe('browser renderer', () => {
   test('waitFor finds a selector that appears after 500 ms', async () => {
     const page = await renderer.render(`${site.origin}/late`, { timeoutMs: 10_000, waitFor: '#late' });
     assert.match(page.html, /<section id="late">arrived<\/section>/);
+  });
+
+  test('waitFor keeps waiting across a navigation and reads the page the selector appears on', async () => {
+    const page = await renderer.render(`${site.origin}/moves-on`, { timeoutMs: 10_000, waitFor: '#late' });
+    assert.equal(page.url, `${site.origin}/late`);
+    assert.match(page.html, /<section id="late">arrived<\/section>/);
+    assert.doesNotMatch(page.html, /leaving/);
   });
 
   test('waitFor a selector that never appears fails with UpstreamTimeout naming it, within about 2 s', async () => {
