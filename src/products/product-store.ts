@@ -46,14 +46,15 @@ const isoTime = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY
 
 // float8 is how the driver hands us a JS number; NUMERIC keeps the stored value exact. Timestamps
 // come as text: parsing them into Dates and formatting them back was a third of a list's CPU time.
-// (Being aliased, they must be qualified wherever the column itself is meant, as in ORDER BY.)
+// Price and the timestamps are aliased expressions, so ORDER BY must name the table's columns
+// (products.price): a bare name there means the output column, which no index covers.
 export const PRODUCT_COLUMNS = `id, title, price::float8 AS price, currency, description, source_url, ${isoTime('created_at')}, ${isoTime('updated_at')}`;
 
 const ORDER_BY: Record<Sort, string> = {
   id: 'id ASC',
   '-id': 'id DESC',
-  price: 'price ASC NULLS LAST, id ASC',
-  '-price': 'price DESC NULLS LAST, id DESC',
+  price: 'products.price ASC NULLS LAST, id ASC',
+  '-price': 'products.price DESC NULLS LAST, id DESC',
   title: 'title ASC, id ASC',
   '-title': 'title DESC, id DESC',
   created_at: 'products.created_at ASC, id ASC',
