@@ -28,6 +28,26 @@ function html(body: string, head = ''): string {
   return `<!doctype html><html><head><meta charset="utf-8"><title>t</title>${head}</head><body>${body}</body></html>`;
 }
 
+/**
+ * Runs `work` with the browser process stopped (SIGSTOP: contexts can neither open nor close) and
+ * returns how long it took. SIGKILL works on a stopped process, but one the renderer did not kill is
+ * never left stopped behind.
+ */
+async function whileFrozen(pid: number, work: () => Promise<unknown>): Promise<number> {
+  process.kill(pid, 'SIGSTOP');
+  const started = Date.now();
+  try {
+    await work();
+  } finally {
+    try {
+      process.kill(pid, 'SIGCONT');
+    } catch {
+      // Already gone: the renderer killed it, as it should.
+    }
+  }
+  return Date.now() - started;
+}
+
 async function listen(server: http.Server): Promise<number> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return (server.address() as AddressInfo).port;
@@ -416,20 +436,9 @@ describe('browser renderer', () => {
     const pid = renderer.browserPid();
     assert.ok(pid !== undefined);
     const launchesBefore = renderer.launches;
-    // SIGSTOP freezes the browser process itself: contexts can neither open nor close.
-    process.kill(pid, 'SIGSTOP');
-    const started = Date.now();
-    try {
-      await assert.rejects(renderer.render(`${site.origin}/plain?n=frozen`, { timeoutMs: 1_000 }), isProblem(UpstreamTimeout));
-    } finally {
-      // SIGKILL works on a stopped process, but never leave one behind if the renderer did not kill it.
-      try {
-        process.kill(pid, 'SIGCONT');
-      } catch {
-        // Already gone: the renderer killed it, as it should.
-      }
-    }
-    const elapsed = Date.now() - started;
+    const elapsed = await whileFrozen(pid, () =>
+      assert.rejects(renderer.render(`${site.origin}/plain?n=frozen`, { timeoutMs: 1_000 }), isProblem(UpstreamTimeout)),
+    );
     assert.ok(elapsed < 6_000, `took ${elapsed} ms`);
     const page = await renderer.render(`${site.origin}/plain?n=after-freeze`, { timeoutMs: 10_000 });
     assert.match(page.html, /after-freeze/);
@@ -443,9 +452,7 @@ describe('browser renderer', () => {
     const pid = renderer.browserPid();
     assert.ok(pid !== undefined);
     const launchesBefore = renderer.launches;
-    process.kill(pid, 'SIGSTOP');
-    const started = Date.now();
-    try {
+    const elapsed = await whileFrozen(pid, async () => {
       // The first takes the ready spare and hangs in navigation; the second must open a context of its own and hangs there.
       const results = await Promise.allSettled([
         renderer.render(`${site.origin}/plain?n=frozen-a`, { timeoutMs: 1_000 }),
@@ -455,14 +462,7 @@ describe('browser renderer', () => {
         assert.equal(result.status, 'rejected');
         assert.ok((result as PromiseRejectedResult).reason instanceof HttpProblem);
       }
-    } finally {
-      try {
-        process.kill(pid, 'SIGCONT');
-      } catch {
-        // Already gone: the renderer killed it, as it should.
-      }
-    }
-    const elapsed = Date.now() - started;
+    });
     assert.ok(elapsed < 8_000, `took ${elapsed} ms`);
     const page = await renderer.render(`${site.origin}/plain?n=after-freeze-2`, { timeoutMs: 10_000 });
     assert.match(page.html, /after-freeze-2/);
