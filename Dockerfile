@@ -2,7 +2,7 @@
 # Main:      docker run -p 8000:8000 -e HOST=0.0.0.0 data-aggregator
 # Auxiliary: docker run -p 5000:5000 -e HOST=0.0.0.0 data-aggregator node dist/auxiliary/server.js
 
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -10,7 +10,7 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build && npm prune --omit=dev
 
-FROM node:20-bookworm-slim AS runtime
+FROM node:24-bookworm-slim AS runtime
 # Debian's Chromium for dynamic mode (playwright-core drives it; nothing is downloaded at run time).
 # tini reaps the browser's child processes and forwards signals.
 RUN apt-get update \

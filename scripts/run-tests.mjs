@@ -1,4 +1,4 @@
-// Runs every test/**/*.test.ts with Node's own test runner (Node 20 does not expand globs itself).
+// Runs every test/**/*.test.ts (or those whose path contains an argument) with Node's own test runner.
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
