@@ -26,6 +26,8 @@ export class HttpProblem extends Error {
   readonly type: string;
   readonly errors: FieldError[] | undefined;
   readonly headers: Record<string, string>;
+  /** RFC 9457 extension members added to the body (e.g. explain's partial explanation). */
+  readonly extensions: Record<string, unknown> = {};
 
   constructor(
     status: number,
@@ -47,7 +49,7 @@ export class HttpProblem extends Error {
     const body: ProblemBody = { type: this.type, title: this.title, status: this.status, detail: this.message };
     if (instance !== undefined) body.instance = instance;
     if (this.errors !== undefined) body.errors = this.errors;
-    return body;
+    return { ...this.extensions, ...body };
   }
 }
 

@@ -63,7 +63,7 @@ export async function buildMainApp(deps: MainDeps): Promise<App> {
   await guardWrites(app, {
     apiKey: deps.config.apiKey,
     writesPerMinute: deps.config.rateLimitWritesPerMinute,
-    routeLimits: { '/scrape': deps.config.rateLimitScrapePerMinute },
+    routeLimits: { '/scrape': deps.config.rateLimitScrapePerMinute, '/scrape/explain': deps.config.rateLimitScrapePerMinute },
   });
   if ('poolStats' in deps.db) {
     const db = deps.db as Database & { poolStats(): Record<string, number> };

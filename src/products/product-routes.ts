@@ -5,7 +5,7 @@ import type { App } from '../http/base-app.js';
 import { pageLinks } from '../http/paging.js';
 import { problemResponses } from '../http/schemas.js';
 import { NotFound } from '../problems.js';
-import { Product, ProductCreate, ProductDeleted, ProductId, ProductListQuery, ProductUpdate } from './product-schema.js';
+import { Product, ProductCreate, ProductDeleted, ProductDetail, ProductId, ProductListQuery, ProductUpdate } from './product-schema.js';
 import type { ProductStore } from './product-store.js';
 
 const notFound = (id: number) => new NotFound(`Product ${id} does not exist.`);
@@ -65,9 +65,14 @@ export function productRoutes(app: App, store: ProductStore): void {
     {
       schema: {
         tags: ['products'],
-        summary: 'Get one product',
+        summary: 'Get one product, with the provenance of its values',
+        description:
+          'For a scraped product, `provenance` says for each field which source of evidence it came from (json-ld, ' +
+          'microdata, rdfa, opengraph, meta, visible, ...) and where on the page (a JSON path, CSS path or meta tag), ' +
+          'plus the page URL and what the page was classified as. Values changed through the API say `api`. ' +
+          'Null for products created through the API.',
         params: ProductId,
-        response: { 200: Product, ...problemResponses(404, 422, 503) },
+        response: { 200: ProductDetail, ...problemResponses(404, 422, 503) },
       },
     },
     async (request) => {

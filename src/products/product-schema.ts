@@ -9,6 +9,23 @@ const Price = Type.Number({ minimum: 0, maximum: 1e12, examples: [51.77] });
 const Currency = Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code', examples: ['GBP'] });
 const Description = Type.String({ maxLength: 20_000, pattern: NO_NUL, examples: ['A collection of poems.'] });
 const SourceUrl = Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2048, examples: ['https://books.toscrape.com/catalogue/a-light-in-the-attic_1000/index.html'] });
+const ListPrice = Type.Number({ minimum: 0, maximum: 1e12, description: 'The regular ("was") price beside a sale price', examples: [64.99] });
+export const AVAILABILITY_VALUES = ['in_stock', 'out_of_stock', 'preorder', 'backorder', 'limited', 'discontinued'] as const;
+const Availability = Type.Unsafe<(typeof AVAILABILITY_VALUES)[number]>({ type: 'string', enum: [...AVAILABILITY_VALUES], examples: ['in_stock'] });
+const Sku = Type.String({ minLength: 1, maxLength: 200, pattern: NO_NUL, examples: ['KT-2041-BLK'] });
+const Gtin = Type.String({ pattern: '^(?:[0-9]{8}|[0-9]{12,14})$', description: 'GTIN-8/12/13/14 (EAN, UPC, ISBN-13)', examples: ['9780316769488'] });
+const Brand = Type.String({ minLength: 1, maxLength: 200, pattern: NO_NUL, examples: ['Tom Dixon'] });
+const ImageUrl = Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2048, examples: ['https://books.toscrape.com/media/cache/2c/da/2cdad67c.jpg'] });
+
+/** The fields beyond the spec's four, shared by create, update and the product itself. */
+const DETAIL_FIELDS = {
+  list_price: Type.Optional(Nullable(ListPrice)),
+  availability: Type.Optional(Nullable(Availability)),
+  sku: Type.Optional(Nullable(Sku)),
+  gtin: Type.Optional(Nullable(Gtin)),
+  brand: Type.Optional(Nullable(Brand)),
+  image_url: Type.Optional(Nullable(ImageUrl)),
+};
 
 export const Product = Type.Object(
   {
@@ -20,12 +37,40 @@ export const Product = Type.Object(
     currency: Nullable(Type.String({ examples: ['GBP'] })),
     description: Nullable(Type.String()),
     source_url: Nullable(Type.String()),
+    list_price: Nullable(Type.Number({ description: 'The regular ("was") price beside a sale price', examples: [64.99] })),
+    availability: Nullable(Type.Unsafe<(typeof AVAILABILITY_VALUES)[number]>({ type: 'string', enum: [...AVAILABILITY_VALUES] })),
+    sku: Nullable(Type.String()),
+    gtin: Nullable(Type.String()),
+    brand: Nullable(Type.String()),
+    image_url: Nullable(Type.String()),
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),
   },
   { $id: 'Product' },
 );
 export type Product = Static<typeof Product>;
+
+const FieldSource = Type.Object(
+  {
+    source: Type.String({ description: 'selectors, json-ld, microdata, rdfa, opengraph, meta, books-listing, visible, product-cards, article-list, or api', examples: ['json-ld'] }),
+    locator: Type.String({ description: 'Where on the page: a JSON path, a CSS path, or a meta tag', examples: ['ld+json[0] $.offers.price'] }),
+  },
+  { additionalProperties: true },
+);
+
+export const Provenance = Type.Object(
+  {
+    page_url: Type.String({ description: 'The page the product was read from' }),
+    page_type: Type.String({ description: 'What the page was classified as: product, listing, article, article-list', examples: ['product'] }),
+    fields: Type.Record(Type.String(), FieldSource, { description: 'Per field: the source of evidence and where on the page' }),
+  },
+  { additionalProperties: true, description: 'Where each value of a scraped product came from; null for products made through the API.' },
+);
+export type Provenance = Static<typeof Provenance>;
+
+/** One product with the provenance of its values, as GET /products/{id} answers. */
+export const ProductDetail = Type.Object({ ...Product.properties, provenance: Nullable(Provenance) }, { $id: 'ProductDetail' });
+export type ProductDetail = Static<typeof ProductDetail>;
 
 export const ProductCreate = Type.Object(
   {
@@ -34,6 +79,7 @@ export const ProductCreate = Type.Object(
     description: Type.Optional(Nullable(Description)),
     currency: Type.Optional(Nullable(Currency)),
     source_url: Type.Optional(Nullable(SourceUrl)),
+    ...DETAIL_FIELDS,
   },
   {
     additionalProperties: false,
@@ -49,6 +95,7 @@ export const ProductUpdate = Type.Object(
     description: Type.Optional(Nullable(Description)),
     currency: Type.Optional(Nullable(Currency)),
     source_url: Type.Optional(Nullable(SourceUrl)),
+    ...DETAIL_FIELDS,
   },
   {
     additionalProperties: false,

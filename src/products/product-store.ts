@@ -1,6 +1,6 @@
 // Products in the relational database: the same parameterised SQL for PostgreSQL and PGlite.
 import type { Database, Queryable } from '../db/database.js';
-import type { Product, ProductCreate, ProductListQuery, ProductUpdate, Sort } from './product-schema.js';
+import type { Product, ProductCreate, ProductDetail, ProductListQuery, ProductUpdate, Provenance, Sort } from './product-schema.js';
 
 /** A product found by a scrape, identified by `scrape_key` so a re-run updates it. */
 export interface ScrapedProduct {
@@ -10,6 +10,14 @@ export interface ScrapedProduct {
   currency: string | null;
   description: string | null;
   source_url: string | null;
+  // What richer pages state; absent means unknown.
+  list_price?: number | null;
+  availability?: Product['availability'];
+  sku?: string | null;
+  gtin?: string | null;
+  brand?: string | null;
+  image_url?: string | null;
+  provenance?: Provenance | null;
 }
 
 export interface UpsertResult {
@@ -32,7 +40,8 @@ export interface ProductStore {
    * on the sort order, so memory stays bounded and a deep batch costs what the first one does.
    */
   listAll(query: ProductListQuery, batchSize: number): Promise<ProductBatches>;
-  get(id: number): Promise<Product | undefined>;
+  /** One product with the provenance of its values. */
+  get(id: number): Promise<ProductDetail | undefined>;
   create(input: ProductCreate): Promise<Product>;
   /** Changes only the fields present in `patch`; undefined when the product does not exist. */
   update(id: number, patch: ProductUpdate): Promise<Product | undefined>;
@@ -48,7 +57,9 @@ const isoTime = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY
 // come as text: parsing them into Dates and formatting them back was a third of a list's CPU time.
 // Price and the timestamps are aliased expressions, so ORDER BY must name the table's columns
 // (products.price): a bare name there means the output column, which no index covers.
-export const PRODUCT_COLUMNS = `id, title, price::float8 AS price, currency, description, source_url, ${isoTime('created_at')}, ${isoTime('updated_at')}`;
+export const PRODUCT_COLUMNS =
+  'id, title, price::float8 AS price, currency, description, source_url, list_price::float8 AS list_price, availability, sku, gtin, brand, image_url, ' +
+  `${isoTime('created_at')}, ${isoTime('updated_at')}`;
 
 const ORDER_BY: Record<Sort, string> = {
   id: 'id ASC',
@@ -61,7 +72,8 @@ const ORDER_BY: Record<Sort, string> = {
   '-created_at': 'products.created_at DESC, id DESC',
 };
 
-const UPDATABLE = ['title', 'price', 'description', 'currency', 'source_url'] as const;
+const UPDATABLE = ['title', 'price', 'description', 'currency', 'source_url', 'list_price', 'availability', 'sku', 'gtin', 'brand', 'image_url'] as const;
+const NUMERIC: ReadonlySet<string> = new Set(['price', 'list_price']);
 
 /**
  * Where the next batch starts, after a row whose sort value (as text, exact: no float or
@@ -120,6 +132,12 @@ function toProduct(row: Product): Product {
     currency: row.currency,
     description: row.description,
     source_url: row.source_url,
+    list_price: row.list_price,
+    availability: row.availability,
+    sku: row.sku,
+    gtin: row.gtin,
+    brand: row.brand,
+    image_url: row.image_url,
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
@@ -211,15 +229,27 @@ export function createProductStore(db: Database): ProductStore {
     },
 
     async get(id) {
-      const rows = await db.query<Product>(`SELECT ${PRODUCT_COLUMNS} FROM products WHERE id = $1`, [id]);
+      const rows = await db.query<ProductDetail>(`SELECT ${PRODUCT_COLUMNS}, provenance FROM products WHERE id = $1`, [id]);
       return rows[0];
     },
 
     async create(input) {
       const rows = await db.query<Product>(
-        `INSERT INTO products (title, price, description, currency, source_url)
-         VALUES ($1, $2, $3, $4, $5) RETURNING ${PRODUCT_COLUMNS}`,
-        [input.title, String(input.price), input.description ?? null, input.currency ?? null, input.source_url ?? null],
+        `INSERT INTO products (title, price, description, currency, source_url, list_price, availability, sku, gtin, brand, image_url)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING ${PRODUCT_COLUMNS}`,
+        [
+          input.title,
+          String(input.price),
+          input.description ?? null,
+          input.currency ?? null,
+          input.source_url ?? null,
+          input.list_price == null ? null : String(input.list_price),
+          input.availability ?? null,
+          input.sku ?? null,
+          input.gtin ?? null,
+          input.brand ?? null,
+          input.image_url ?? null,
+        ],
       );
       return rows[0]!;
     },
@@ -227,15 +257,20 @@ export function createProductStore(db: Database): ProductStore {
     async update(id, patch) {
       const sets: string[] = [];
       const params: unknown[] = [id];
+      const edited: Record<string, { source: 'api'; locator: string }> = {};
       for (const field of UPDATABLE) {
         const value = patch[field];
         if (value === undefined) continue;
-        params.push(field === 'price' && value !== null ? String(value) : value);
+        params.push(NUMERIC.has(field) && value !== null ? String(value) : value);
         sets.push(`${field} = $${params.length}`);
+        edited[field] = { source: 'api', locator: `PUT /products/${id}` };
       }
       if (sets.length === 0) return this.get(id);
+      // A scraped product's provenance then says which values a person set, not the page.
+      params.push(JSON.stringify(edited));
+      const provenance = `provenance = CASE WHEN provenance IS NULL THEN NULL ELSE jsonb_set(provenance, '{fields}', COALESCE(provenance->'fields', '{}'::jsonb) || $${params.length}::jsonb) END`;
       const rows = await db.query<Product>(
-        `UPDATE products SET ${sets.join(', ')}, updated_at = now() WHERE id = $1 RETURNING ${PRODUCT_COLUMNS}`,
+        `UPDATE products SET ${sets.join(', ')}, ${provenance}, updated_at = now() WHERE id = $1 RETURNING ${PRODUCT_COLUMNS}`,
         params,
       );
       return rows[0];
@@ -258,12 +293,18 @@ export function createProductStore(db: Database): ProductStore {
 
 async function upsertBatch(tx: Queryable, items: readonly ScrapedProduct[]): Promise<UpsertResult> {
   // unnest() turns column arrays into rows: one statement (and one prepared plan) for any batch size.
+  // What a run saw is the truth for price, stock and sale; identifiers a page stops showing are kept.
   const rows = await tx.query<Product & { inserted: boolean }>(
-    `INSERT INTO products (scrape_key, title, price, currency, description, source_url)
-     SELECT * FROM unnest($1::text[], $2::text[], $3::numeric[], $4::text[], $5::text[], $6::text[])
+    `INSERT INTO products (scrape_key, title, price, currency, description, source_url, list_price, availability, sku, gtin, brand, image_url, provenance)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::numeric[], $4::text[], $5::text[], $6::text[], $7::numeric[], $8::text[],
+                          $9::text[], $10::text[], $11::text[], $12::text[], $13::jsonb[])
      ON CONFLICT (scrape_key) DO UPDATE SET
        title = EXCLUDED.title, price = EXCLUDED.price, currency = EXCLUDED.currency,
-       description = EXCLUDED.description, source_url = EXCLUDED.source_url, updated_at = now()
+       description = EXCLUDED.description, source_url = EXCLUDED.source_url,
+       list_price = EXCLUDED.list_price, availability = EXCLUDED.availability,
+       sku = COALESCE(EXCLUDED.sku, products.sku), gtin = COALESCE(EXCLUDED.gtin, products.gtin),
+       brand = COALESCE(EXCLUDED.brand, products.brand), image_url = COALESCE(EXCLUDED.image_url, products.image_url),
+       provenance = EXCLUDED.provenance, updated_at = now()
      RETURNING ${PRODUCT_COLUMNS}, (xmax = 0) AS inserted`,
     [
       items.map((i) => i.scrape_key),
@@ -272,6 +313,13 @@ async function upsertBatch(tx: Queryable, items: readonly ScrapedProduct[]): Pro
       items.map((i) => i.currency),
       items.map((i) => i.description),
       items.map((i) => i.source_url),
+      items.map((i) => (i.list_price == null ? null : String(i.list_price))),
+      items.map((i) => i.availability ?? null),
+      items.map((i) => i.sku ?? null),
+      items.map((i) => i.gtin ?? null),
+      items.map((i) => i.brand ?? null),
+      items.map((i) => i.image_url ?? null),
+      items.map((i) => (i.provenance == null ? null : JSON.stringify(i.provenance))),
     ],
   );
   let created = 0;

@@ -9,6 +9,16 @@ export const RawItem = Type.Object(
     price: Nullable(Type.Number()),
     currency: Nullable(Type.String()),
     url: Nullable(Type.String()),
+    // Written since extraction merges sources; older documents lack them.
+    list_price: Type.Optional(Nullable(Type.Number())),
+    high_price: Type.Optional(Nullable(Type.Number())),
+    availability: Type.Optional(Nullable(Type.String())),
+    sku: Type.Optional(Nullable(Type.String())),
+    gtin: Type.Optional(Nullable(Type.String())),
+    brand: Type.Optional(Nullable(Type.String())),
+    image_url: Type.Optional(Nullable(Type.String())),
+    page_url: Type.Optional(Type.String()),
+    provenance: Type.Optional(Type.Record(Type.String(), Type.Object({ source: Type.String(), locator: Type.String() }), { description: 'Per field: source of evidence and locator' })),
   },
   { additionalProperties: true },
 );
@@ -34,6 +44,7 @@ export const ScrapeLog = Type.Object(
     // Written by this service's pipeline; older or foreign documents may lack them.
     renderer: Type.Optional(Type.Union([Type.Literal('http'), Type.Literal('browser')])),
     extractor: Type.Optional(Nullable(Type.String())),
+    page_types: Type.Optional(Type.Array(Type.String(), { description: 'What each page was classified as' })),
     page_urls: Type.Optional(Type.Array(Type.String())),
     created: Type.Optional(Type.Integer()),
     updated: Type.Optional(Type.Integer()),

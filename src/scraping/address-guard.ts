@@ -85,6 +85,43 @@ export async function assertPublicUrl(url: string | URL, allowPrivate: boolean, 
   return parsed;
 }
 
+/** The guard's verdict on a URL, with every address its host resolves to: what explain shows. */
+export interface TargetVerdict {
+  url: string;
+  verdict: 'allowed' | 'blocked' | 'unresolved';
+  reason?: string;
+  /** True when SCRAPE_ALLOW_PRIVATE_NETWORKS (or trust in an operator URL) lifts the address checks. */
+  private_networks_allowed: boolean;
+  addresses: Array<{ address: string; blocked: boolean }>;
+}
+
+/**
+ * Judges `url` the way a scrape will, without fetching it, and never throws. The fetch itself still
+ * checks every connection, so this is a description, not the enforcement.
+ */
+export async function describeTarget(url: string, allowPrivate: boolean, options: GuardOptions = {}): Promise<TargetVerdict> {
+  const isBlocked = options.isBlocked ?? isBlockedAddress;
+  const verdict: TargetVerdict = { url, verdict: 'allowed', private_networks_allowed: allowPrivate, addresses: [] };
+  let parsed: URL;
+  try {
+    parsed = assertAllowedUrl(url, allowPrivate, isBlocked);
+  } catch (error) {
+    return { ...verdict, verdict: 'blocked', reason: error instanceof Error ? error.message : String(error) };
+  }
+  const host = normaliseHost(parsed.hostname);
+  try {
+    const addresses = isIP(host) !== 0 ? [host] : await (options.resolve ?? resolveAll)(host);
+    verdict.addresses = addresses.map((address) => ({ address, blocked: isBlocked(address) }));
+  } catch (error) {
+    return { ...verdict, verdict: 'unresolved', reason: `Could not resolve host ${host}: ${error instanceof Error ? error.message : String(error)}` };
+  }
+  const bad = verdict.addresses.find((a) => a.blocked);
+  if (!allowPrivate && bad !== undefined) {
+    return { ...verdict, verdict: 'blocked', reason: `${host} resolves to ${bad.address}, a private or reserved address.` };
+  }
+  return verdict;
+}
+
 export interface GuardedAgentOptions extends GuardOptions {
   allowPrivate: boolean;
   /** TCP+TLS connect timeout per address, ms. */

@@ -17,6 +17,14 @@ export interface CrawlResult {
 
 export type PageLoader = (url: string, signal: AbortSignal) => Promise<FetchedPage>;
 
+export interface CrawlOptions {
+  selectors?: Selectors | undefined;
+  /** Stops the crawl (shutdown, cancel); pages in flight are abandoned. */
+  signal?: AbortSignal | undefined;
+  /** Keep each page's extraction decisions. */
+  explain?: boolean;
+}
+
 /**
  * The URL of page `n` when `next` is page 2 of a numbered series (`page-2.html`, `?page=2`,
  * `/page/2/`, `p=2`); null when the pagination is not numbered that way.
@@ -33,13 +41,8 @@ export function numberedPageUrl(next: string, n: number): string | null {
  * only while each page's own "next" link confirms the chain; otherwise links are followed one
  * by one. A failure of page 1 throws; a later failure ends the crawl with what was found.
  */
-export async function crawl(
-  startUrl: string,
-  maxPages: number,
-  load: PageLoader,
-  selectors: Selectors | undefined,
-  outer?: AbortSignal,
-): Promise<CrawlResult> {
+export async function crawl(startUrl: string, maxPages: number, load: PageLoader, options: CrawlOptions = {}): Promise<CrawlResult> {
+  const { selectors, signal: outer, explain = false } = options;
   const controller = new AbortController();
   // Every page in flight or queued for its host listens on this signal (a few listeners each);
   // Node's warning past 10 would be noise, not a leak, so the bound is what this crawl can need.
@@ -50,7 +53,7 @@ export async function crawl(
     const read = async (url: string): Promise<CrawledPage> => {
       // A loader that ignores the signal (the browser) must still not outlive an abort.
       const page = await untilAborted(load(url, controller.signal), controller.signal);
-      return { url: page.url, ...extract(page.html, page.url, selectors) };
+      return { url: page.url, ...extract(page.html, page.url, { ...(selectors === undefined ? {} : { selectors }), explain }) };
     };
     const first = await read(startUrl);
     const pages = [first];

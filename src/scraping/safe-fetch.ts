@@ -7,7 +7,7 @@ import type { ScrapeSettings } from '../config.js';
 import { BlockedTarget, HttpProblem, UpstreamFailed, UpstreamTimeout } from '../problems.js';
 import { assertAllowedUrl, createGuardedAgent, isBlockedAddress, type GuardOptions } from './address-guard.js';
 import { createHostLimiter, type Release } from './host-limiter.js';
-import type { FetchedPage, FetchOptions, PageFetcher } from './types.js';
+import type { FetchedPage, FetchOptions, FetchTrace, PageFetcher } from './types.js';
 
 /** The subset of pino's logger the fetcher uses, so `app.log` can be passed straight in. */
 export interface FetchLogger {
@@ -51,6 +51,8 @@ interface Hop {
 interface RobotsEntry {
   expires: number;
   rules: Promise<Robots | null>;
+  /** What the fetch of robots.txt answered, for explain. */
+  outcome?: { outcome: 'rules' | 'none (4xx)' | 'unavailable'; status: number | null };
 }
 
 export function createSafeFetcher(settings: SafeFetchSettings, options: SafeFetcherOptions = {}): PageFetcher {
@@ -75,7 +77,7 @@ export function createSafeFetcher(settings: SafeFetchSettings, options: SafeFetc
    * Trust covers only hops on the trusted URL's own origin: an operator vouches for their site, not
    * for wherever it redirects. Resolves with the first non-redirect response, holding its host slot.
    */
-  async function open(start: URL, trust: boolean, signal: AbortSignal, checkRobots: boolean): Promise<Hop> {
+  async function open(start: URL, trust: boolean, signal: AbortSignal, checkRobots: boolean, trace?: FetchTrace): Promise<Hop> {
     const authorization = basicAuthorization(start);
     const startOrigin = start.origin;
     let current = withoutCredentials(start);
@@ -90,9 +92,16 @@ export function createSafeFetcher(settings: SafeFetchSettings, options: SafeFetc
         const reason = error instanceof Error ? error.message : String(error);
         throw new BlockedTarget(`The target redirected to a blocked URL: ${reason}`);
       }
-      if (checkRobots && settings.obeyRobots && !(await robotsAllow(current, hopTrusted, signal))) {
-        throw new BlockedTarget(`robots.txt of ${current.origin} disallows ${current.pathname} for our user agent.`);
+      const hop: FetchTrace['hops'][number] = { url: current.href, guard: hopTrusted ? 'trusted' : 'allowed', robots: 'not-checked' };
+      trace?.hops.push(hop);
+      if (checkRobots && settings.obeyRobots) {
+        if (!(await robotsAllow(current, hopTrusted, signal, trace))) {
+          hop.robots = 'disallowed';
+          throw new BlockedTarget(`robots.txt of ${current.origin} disallows ${current.pathname} for our user agent.`);
+        }
+        hop.robots = 'allowed';
       }
+      const hopStarted = performance.now();
       const release = await limiter.acquire(current.hostname, signal);
       let response: ResponseData;
       try {
@@ -115,9 +124,12 @@ export function createSafeFetcher(settings: SafeFetchSettings, options: SafeFetc
         throw error;
       }
       const location = firstHeader(response.headers.location);
+      hop.status = response.statusCode;
+      hop.ms = Math.round((performance.now() - hopStarted) * 10) / 10;
       if (!REDIRECT_STATUSES.has(response.statusCode) || location === undefined) {
         return { url: current, response, release };
       }
+      hop.location = location;
       // Reading a little of the body lets undici keep the connection alive for the next hop.
       await response.body.dump().catch(() => undefined);
       release();
@@ -140,17 +152,21 @@ export function createSafeFetcher(settings: SafeFetchSettings, options: SafeFetc
     }
   }
 
-  async function robotsAllow(url: URL, trust: boolean, signal: AbortSignal): Promise<boolean> {
-    const rules = await raceAbort(robotsFor(url.origin, trust), signal);
+  async function robotsAllow(url: URL, trust: boolean, signal: AbortSignal, trace?: FetchTrace): Promise<boolean> {
+    const { entry, cached } = robotsFor(url.origin, trust);
+    const rules = await raceAbort(entry.rules, signal);
+    if (trace !== undefined && entry.outcome !== undefined) {
+      trace.robots.push({ url: new URL('/robots.txt', url.origin).href, ...entry.outcome, cached });
+    }
     return rules === null || rules.isAllowed(url.href, settings.userAgent) !== false;
   }
 
   /** One robots.txt fetch per origin, shared by concurrent callers and cached for `robotsTtlMs`. */
-  function robotsFor(origin: string, trust: boolean): Promise<Robots | null> {
+  function robotsFor(origin: string, trust: boolean): { entry: RobotsEntry; cached: boolean } {
     // Keyed by trust too: an untrusted attempt the guard refused must not stand in for the operator's fetch.
     const key = `${trust ? 'trusted' : 'guarded'} ${origin}`;
     const cached = robotsCache.get(key);
-    if (cached !== undefined && cached.expires > now()) return cached.rules;
+    if (cached !== undefined && cached.expires > now()) return { entry: cached, cached: true };
     robotsCache.delete(key);
     while (robotsCache.size >= robotsCacheSize) {
       const oldest = robotsCache.keys().next().value;
@@ -159,16 +175,17 @@ export function createSafeFetcher(settings: SafeFetchSettings, options: SafeFetc
     }
     // Until the fetch settles the entry never expires, so concurrent callers share it.
     const entry: RobotsEntry = { expires: Number.POSITIVE_INFINITY, rules: Promise.resolve(null) };
-    entry.rules = loadRobots(origin, trust).then(({ rules, ok }) => {
+    entry.rules = loadRobots(origin, trust).then(({ rules, ok, status }) => {
       entry.expires = now() + (ok ? robotsTtlMs : ROBOTS_FAILURE_TTL_MS);
+      entry.outcome = { outcome: rules !== null ? 'rules' : ok ? 'none (4xx)' : 'unavailable', status };
       return rules;
     });
     robotsCache.set(key, entry);
-    return entry.rules;
+    return { entry, cached: false };
   }
 
   /** Never rejects: an unreadable robots.txt means "allow everything" (and a log line when unexpected). */
-  async function loadRobots(origin: string, trust: boolean): Promise<{ rules: Robots | null; ok: boolean }> {
+  async function loadRobots(origin: string, trust: boolean): Promise<{ rules: Robots | null; ok: boolean; status: number | null }> {
     const robotsUrl = new URL('/robots.txt', origin);
     const deadline = new AbortController();
     const timer = setTimeout(
@@ -183,15 +200,15 @@ export function createSafeFetcher(settings: SafeFetchSettings, options: SafeFetc
         if (status >= 400 && status < 500) {
           // RFC 9309 2.3.1.3: a missing or forbidden robots.txt places no restrictions.
           await hop.response.body.dump().catch(() => undefined);
-          return { rules: null, ok: true };
+          return { rules: null, ok: true, status };
         }
         if (status < 200 || status >= 300) {
           await hop.response.body.dump().catch(() => undefined);
           options.logger?.warn({ origin, status }, 'robots.txt answered with an error; treating every path as allowed');
-          return { rules: null, ok: false };
+          return { rules: null, ok: false, status };
         }
         const bytes = await readBody(hop.response, ROBOTS_MAX_BYTES, robotsUrl.href, { truncate: true });
-        return { rules: robotsParser(robotsUrl.href, bytes.toString('utf8')), ok: true };
+        return { rules: robotsParser(robotsUrl.href, bytes.toString('utf8')), ok: true, status };
       } finally {
         hop.release();
       }
@@ -201,7 +218,7 @@ export function createSafeFetcher(settings: SafeFetchSettings, options: SafeFetc
       if (!closed && !(problem instanceof BlockedTarget)) {
         options.logger?.warn({ origin, error: problem.message }, 'robots.txt could not be fetched; treating every path as allowed');
       }
-      return { rules: null, ok: false };
+      return { rules: null, ok: false, status: null };
     } finally {
       clearTimeout(timer);
       robotsFetches.delete(deadline);
@@ -222,9 +239,9 @@ export function createSafeFetcher(settings: SafeFetchSettings, options: SafeFetc
       );
       const signal = fetchOptions.signal === undefined ? deadline.signal : AbortSignal.any([deadline.signal, fetchOptions.signal]);
       try {
-        const hop = await open(start, trust, signal, true);
+        const hop = await open(start, trust, signal, true, fetchOptions.trace);
         try {
-          return await readPage(hop);
+          return await readPage(hop, fetchOptions.trace);
         } finally {
           hop.release();
         }
@@ -243,7 +260,7 @@ export function createSafeFetcher(settings: SafeFetchSettings, options: SafeFetc
     },
   };
 
-  async function readPage({ url, response }: Hop): Promise<FetchedPage> {
+  async function readPage({ url, response }: Hop, trace?: FetchTrace): Promise<FetchedPage> {
     const status = response.statusCode;
     if (status >= 300) {
       await response.body.dump().catch(() => undefined);
@@ -251,6 +268,7 @@ export function createSafeFetcher(settings: SafeFetchSettings, options: SafeFetc
       throw new UpstreamFailed(`${url.href} answered with ${detail}.`);
     }
     const contentType = firstHeader(response.headers['content-type']);
+    if (trace !== undefined && contentType !== undefined) trace.content_type = contentType;
     if (contentType !== undefined) {
       const mime = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
       if (!HTML_TYPES.has(mime)) {
@@ -259,7 +277,12 @@ export function createSafeFetcher(settings: SafeFetchSettings, options: SafeFetc
       }
     }
     const bytes = await readBody(response, settings.maxBodyBytes, url.href, { sniff: contentType === undefined });
-    return { url: url.href, status, contentType: contentType ?? 'text/html', html: decodeHtml(bytes, contentType) };
+    const charset = pageCharset(bytes, contentType);
+    if (trace !== undefined) {
+      trace.bytes = bytes.length;
+      trace.charset = `${charset.label} (${charset.from})`;
+    }
+    return { url: url.href, status, contentType: contentType ?? 'text/html', html: decodeHtml(bytes, charset.label) };
   }
 }
 
@@ -329,8 +352,16 @@ function assertLooksLikeHtml(bytes: Buffer, label: string): void {
 }
 
 /** The HTML encoding-sniffing order, simplified: BOM, then the header's charset, then `<meta>`. */
-function decodeHtml(bytes: Buffer, contentType: string | undefined): string {
-  const label = bomEncoding(bytes) ?? headerCharset(contentType) ?? metaCharset(bytes) ?? 'utf-8';
+function pageCharset(bytes: Buffer, contentType: string | undefined): { label: string; from: string } {
+  const bom = bomEncoding(bytes);
+  if (bom !== undefined) return { label: bom, from: 'byte order mark' };
+  const header = headerCharset(contentType);
+  if (header !== undefined) return { label: header, from: 'Content-Type header' };
+  const meta = metaCharset(bytes);
+  return meta !== undefined ? { label: meta, from: '<meta> tag' } : { label: 'utf-8', from: 'default' };
+}
+
+function decodeHtml(bytes: Buffer, label: string): string {
   try {
     return new TextDecoder(label).decode(bytes);
   } catch {

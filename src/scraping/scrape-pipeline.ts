@@ -5,12 +5,12 @@ import type { ProductStore, ScrapedProduct } from '../products/product-store.js'
 import { ServiceUnavailable, ValidationFailed, toProblem } from '../problems.js';
 import type { ScrapeLog } from '../scrape-logs/log-schema.js';
 import type { LogStore } from '../scrape-logs/log-store.js';
-import { assertAllowedUrl } from './address-guard.js';
-import { crawl, type CrawledPage } from './crawl.js';
+import { assertAllowedUrl, describeTarget, type TargetVerdict } from './address-guard.js';
+import { crawl, type CrawledPage, type CrawlResult } from './crawl.js';
 import { createHostLimiter } from './host-limiter.js';
 import type { ExtractedItem, Selectors } from './extract/types.js';
-import type { ScrapeMode, ScrapeRequest, ScrapeResult } from './scrape-schema.js';
-import type { PageFetcher, PageRenderer } from './types.js';
+import type { ScrapeExplanation, ScrapeMode, ScrapeRequest, ScrapeResult } from './scrape-schema.js';
+import type { FetchedPage, FetchTrace, PageFetcher, PageRenderer } from './types.js';
 
 export interface ScrapeDeps {
   fetcher: PageFetcher;
@@ -28,6 +28,12 @@ export interface ScrapeDeps {
 
 export interface Scraper {
   scrape(request: ScrapeRequest): Promise<ScrapeResult>;
+  /**
+   * Fetches and extracts exactly as `scrape` would and stores nothing; answers every decision made.
+   * Fails with the same problems as `scrape`, each carrying what was decided before the failure
+   * under the problem's `explanation` member.
+   */
+  explain(request: ScrapeRequest): Promise<ScrapeExplanation>;
   /**
    * Shutdown: refuses new runs (503), gives running ones `graceMs` to finish, then aborts them
    * (each still writes its failed log). Resolves when none is left.
@@ -60,19 +66,27 @@ function checkSelectors(request: ScrapeRequest): void {
 }
 
 /** A stored product's identity: its own URL, else the page it was found on plus its title. */
-function toScrapedProduct(item: ExtractedItem, pageUrl: string): ScrapedProduct {
+function toScrapedProduct(item: ExtractedItem, page: CrawledPage): ScrapedProduct {
   return {
-    scrape_key: item.url ?? `${pageUrl}#${item.title}`,
+    scrape_key: item.url ?? `${page.url}#${item.title}`,
     title: item.title,
     price: item.price,
     currency: item.currency,
     description: item.description,
-    source_url: item.url ?? pageUrl,
+    source_url: item.url ?? page.url,
+    list_price: item.list_price,
+    availability: item.availability,
+    sku: item.sku,
+    gtin: item.gtin,
+    brand: item.brand,
+    image_url: item.image_url,
+    provenance: { page_url: page.url, page_type: page.page_type, fields: item.provenance },
   };
 }
 
-function rawItems(pages: CrawledPage[]): ExtractedItem[] {
-  return pages.flatMap((page) => page.items);
+/** The log keeps every raw item as extracted, with the page it came from. */
+function rawItems(pages: CrawledPage[]): Array<ExtractedItem & { page_url: string }> {
+  return pages.flatMap((page) => page.items.map((item) => ({ ...item, page_url: page.url })));
 }
 
 export function createScraper(deps: ScrapeDeps): Scraper {
@@ -83,14 +97,57 @@ export function createScraper(deps: ScrapeDeps): Scraper {
   let queued = 0;
   let draining = false;
 
+  /** How a page was loaded, for explain: what the fetcher traced plus what came back. */
+  interface LoadRecord {
+    requested_url: string;
+    trace: FetchTrace;
+    result?: { final_url: string; status: number; content_type: string; html_chars: number };
+    error?: string;
+    ms?: number;
+  }
+
+  /** Fetch (HTTP or browser) and extract every page of a run: the one path scrape and explain share. */
+  const crawlPages = (request: ScrapeRequest, records?: LoadRecord[]): Promise<CrawlResult> => {
+    const sourceUrl = request.url ?? deps.demoSiteUrl;
+    const trusted = request.url === undefined;
+    const timeoutMs = request.timeout_ms ?? deps.defaultTimeoutMs;
+    checkSelectors(request);
+    if (!trusted) assertAllowedUrl(sourceUrl, deps.allowPrivateNetworks);
+    const load = (url: string, signal: AbortSignal, trace?: FetchTrace): Promise<FetchedPage> =>
+      request.use_selenium === true
+        ? deps.renderer.render(url, { timeoutMs, trusted, ...(request.wait_for ? { waitFor: request.wait_for } : {}) })
+        : deps.fetcher.fetchPage(url, { timeoutMs, trusted, signal, ...(trace ? { trace } : {}) });
+    const loadPage =
+      records === undefined
+        ? load
+        : async (url: string, signal: AbortSignal) => {
+            const record: LoadRecord = { requested_url: url, trace: { hops: [], robots: [] } };
+            records.push(record);
+            const started = performance.now();
+            try {
+              const page = await load(url, signal, record.trace);
+              record.result = { final_url: page.url, status: page.status, content_type: page.contentType, html_chars: page.html.length };
+              return page;
+            } catch (error) {
+              record.error = toProblem(error).message;
+              throw error;
+            } finally {
+              record.ms = Math.round((performance.now() - started) * 10) / 10;
+            }
+          };
+    return crawl(sourceUrl, request.max_pages ?? 1, loadPage, {
+      selectors: request.selectors as Selectors | undefined,
+      signal: shutdown.signal,
+      explain: records !== undefined,
+    });
+  };
+
   const run = async (request: ScrapeRequest): Promise<ScrapeResult> => {
     const started = now();
     const startedMs = performance.now();
     const mode = scrapeMode(request);
     const viaBrowser = request.use_selenium === true;
     const sourceUrl = request.url ?? deps.demoSiteUrl;
-    const trusted = request.url === undefined;
-    const timeoutMs = request.timeout_ms ?? deps.defaultTimeoutMs;
     const logId = randomUUID();
     let pages: CrawledPage[] = [];
 
@@ -105,6 +162,7 @@ export function createScraper(deps: ScrapeDeps): Scraper {
         pages: pages.length,
         page_urls: pages.map((p) => p.url),
         extractor: pages[0]?.extractor ?? null,
+        page_types: pages.map((p) => p.page_type),
         started_at: started.toISOString(),
         finished_at: finished.toISOString(),
         duration_ms: Math.round((performance.now() - startedMs) * 10) / 10,
@@ -116,20 +174,9 @@ export function createScraper(deps: ScrapeDeps): Scraper {
     };
 
     try {
-      checkSelectors(request);
-      if (!trusted) assertAllowedUrl(sourceUrl, deps.allowPrivateNetworks);
-      const loadPage = viaBrowser
-        ? (url: string) => deps.renderer.render(url, { timeoutMs, trusted, ...(request.wait_for ? { waitFor: request.wait_for } : {}) })
-        : (url: string, signal: AbortSignal) => deps.fetcher.fetchPage(url, { timeoutMs, trusted, signal });
-      const crawled = await crawl(
-        sourceUrl,
-        request.max_pages ?? 1,
-        loadPage,
-        request.selectors as Selectors | undefined,
-        shutdown.signal,
-      );
+      const crawled = await crawlPages(request);
       pages = crawled.pages;
-      const items = pages.flatMap((page) => page.items.map((item) => toScrapedProduct(item, page.url)));
+      const items = pages.flatMap((page) => page.items.map((item) => toScrapedProduct(item, page)));
       const stored = await deps.products.upsertScraped(items);
       const log = await writeLog({
         status: 'succeeded',
@@ -148,6 +195,7 @@ export function createScraper(deps: ScrapeDeps): Scraper {
         updated: stored.updated,
         duration_ms: log.duration_ms,
         extractor: log.extractor ?? null,
+        page_type: pages[0]?.page_type ?? 'none',
         products: stored.products,
       };
     } catch (error) {
@@ -165,31 +213,95 @@ export function createScraper(deps: ScrapeDeps): Scraper {
     }
   };
 
+  const runExplain = async (request: ScrapeRequest): Promise<ScrapeExplanation> => {
+    const startedMs = performance.now();
+    const mode = scrapeMode(request);
+    const sourceUrl = request.url ?? deps.demoSiteUrl;
+    const target: TargetVerdict =
+      request.url === undefined
+        ? { url: sourceUrl, verdict: 'allowed', reason: 'the operator-configured demo site is trusted', private_networks_allowed: true, addresses: [] }
+        : await describeTarget(sourceUrl, deps.allowPrivateNetworks);
+    const guardMs = Math.round((performance.now() - startedMs) * 10) / 10;
+    const records: LoadRecord[] = [];
+    const fetches = () =>
+      records.map((r) => ({
+        requested_url: r.requested_url,
+        ...r.result,
+        ...(r.error === undefined ? {} : { error: r.error }),
+        ms: r.ms ?? null,
+        redirects: r.trace.hops,
+        robots: r.trace.robots,
+        ...(r.trace.bytes === undefined ? {} : { bytes: r.trace.bytes }),
+        ...(r.trace.charset === undefined ? {} : { charset: r.trace.charset }),
+      }));
+    try {
+      const crawled = await crawlPages(request, records);
+      const items = crawled.pages.flatMap((page) => page.items.map((item) => ({ ...item, page_url: page.url })));
+      const fetched = fetches();
+      return {
+        stored: false,
+        mode,
+        renderer: request.use_selenium === true ? 'browser' : 'http',
+        source_url: sourceUrl,
+        target,
+        pages: crawled.pages.map((page) => ({
+          url: page.url,
+          fetch: fetched.find((f) => f.final_url === page.url) ?? null,
+          page_type: page.explanation!.page_type,
+          extractor: page.extractor,
+          candidates: page.explanation!.candidates,
+          skipped: page.explanation!.skipped,
+          dropped: page.explanation!.dropped,
+          items: page.explanation!.items,
+          timings_ms: page.explanation!.timings_ms,
+        })),
+        fetches: fetched,
+        count: items.length,
+        products: items,
+        ...(crawled.stopped ? { warning: crawled.stopped } : {}),
+        timings_ms: {
+          guard: guardMs,
+          fetch: fetched.reduce((sum, f) => sum + (f.ms ?? 0), 0),
+          extract: crawled.pages.reduce((sum, p) => sum + (p.explanation?.timings_ms.parse ?? 0) + (p.explanation?.timings_ms.extract ?? 0), 0),
+          total: Math.round((performance.now() - startedMs) * 10) / 10,
+        },
+      };
+    } catch (error) {
+      const problem = toProblem(error);
+      problem.extensions.explanation = { stored: false, mode, source_url: sourceUrl, target, fetches: fetches() };
+      throw problem;
+    }
+  };
+
+  /** Every run, scrape or explain, takes a slot: explain costs what a scrape costs. */
+  const withSlot = async <T>(work: () => Promise<T>): Promise<T> => {
+    if (draining) throw new ServiceUnavailable('The service is shutting down; try again shortly.', { retryAfterSeconds: 5 });
+    // A burst of scrapes waits in a short queue; beyond it, refuse rather than pile up memory.
+    if (queued >= deps.maxQueued) {
+      throw new ServiceUnavailable(
+        `All ${deps.maxConcurrent} scrape slots are busy and ${queued} runs are waiting; try again shortly.`,
+        { retryAfterSeconds: 5 },
+      );
+    }
+    queued++;
+    let release: () => void;
+    try {
+      release = await slots.acquire('scrape', shutdown.signal);
+    } catch {
+      throw new ServiceUnavailable('The service is shutting down; try again shortly.', { retryAfterSeconds: 5 });
+    } finally {
+      queued--;
+    }
+    const result = work().finally(release);
+    const settled = result.catch(() => undefined);
+    running.add(settled);
+    void settled.finally(() => running.delete(settled));
+    return result;
+  };
+
   return {
-    async scrape(request) {
-      if (draining) throw new ServiceUnavailable('The service is shutting down; try again shortly.', { retryAfterSeconds: 5 });
-      // A burst of scrapes waits in a short queue; beyond it, refuse rather than pile up memory.
-      if (queued >= deps.maxQueued) {
-        throw new ServiceUnavailable(
-          `All ${deps.maxConcurrent} scrape slots are busy and ${queued} runs are waiting; try again shortly.`,
-          { retryAfterSeconds: 5 },
-        );
-      }
-      queued++;
-      let release: () => void;
-      try {
-        release = await slots.acquire('scrape', shutdown.signal);
-      } catch {
-        throw new ServiceUnavailable('The service is shutting down; try again shortly.', { retryAfterSeconds: 5 });
-      } finally {
-        queued--;
-      }
-      const result = run(request).finally(release);
-      const settled = result.catch(() => undefined);
-      running.add(settled);
-      void settled.finally(() => running.delete(settled));
-      return result;
-    },
+    scrape: (request) => withSlot(() => run(request)),
+    explain: (request) => withSlot(() => runExplain(request)),
     async drain(graceMs) {
       draining = true;
       const deadline = setTimeout(

@@ -1,10 +1,26 @@
 // POST /scrape: runs the pipeline and answers with what it stored.
+import { Type, type Static } from 'typebox';
 import type { App } from '../http/base-app.js';
-import { problemResponses } from '../http/schemas.js';
+import { Problem, problemResponses } from '../http/schemas.js';
 import type { Metrics } from '../http/metrics.js';
 import { toProblem } from '../problems.js';
 import { scrapeMode, type Scraper } from './scrape-pipeline.js';
-import { ScrapeRequest, ScrapeResult } from './scrape-schema.js';
+import { ScrapeExplanation, ScrapeRequest, ScrapeResult } from './scrape-schema.js';
+
+/** A failed explain: the problem, plus what was decided before the failure (guard verdict, redirects, robots.txt). */
+const ExplainProblem = Type.Object(
+  {
+    ...Problem.properties,
+    explanation: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'The target verdict and every fetch attempted before the failure' })),
+  },
+  { description: 'RFC 9457 problem details with an `explanation` extension member.' },
+);
+
+/** A bodiless POST means the same as `{}`. */
+const emptyBodyIsEmptyObject = (request: { body: unknown }, _reply: unknown, done: () => void) => {
+  if (request.body === undefined || request.body === null) request.body = {};
+  done();
+};
 
 export function scrapeRoutes(app: App, scraper: Scraper, metrics: Metrics): void {
   app.post(
@@ -22,11 +38,7 @@ export function scrapeRoutes(app: App, scraper: Scraper, metrics: Metrics): void
         body: ScrapeRequest,
         response: { 200: ScrapeResult, ...problemResponses(400, 413, 415, 422, 502, 503, 504) },
       },
-      // A bodiless POST means the same as `{}`.
-      preValidation: (request, _reply, done) => {
-        if (request.body === undefined || request.body === null) request.body = {};
-        done();
-      },
+      preValidation: emptyBodyIsEmptyObject,
     },
     async (request) => {
       const mode = scrapeMode(request.body);
@@ -44,5 +56,34 @@ export function scrapeRoutes(app: App, scraper: Scraper, metrics: Metrics): void
         throw error;
       }
     },
+  );
+
+  app.post(
+    '/scrape/explain',
+    {
+      schema: {
+        tags: ['scraping'],
+        summary: 'Explain what a scrape would do, without storing anything',
+        description:
+          'Takes the same body as `POST /scrape`, fetches and extracts exactly as a scrape would, and stores nothing ' +
+          '(no products, no log). Answers the whole decision: the address guard\'s verdict and the addresses the host ' +
+          'resolves to, robots.txt verdicts, the redirect chain with statuses, content type, size and charset, timings ' +
+          'per phase, the page type and why, every candidate each source of evidence found, and which value was chosen ' +
+          'for each field and why. Same errors and limits as `POST /scrape`; a failure carries what was decided before ' +
+          'it under `explanation` (a blocked target is 422 with the reason).',
+        body: ScrapeRequest,
+        response: {
+          200: ScrapeExplanation,
+          ...problemResponses(400, 413, 415),
+          422: ExplainProblem,
+          502: ExplainProblem,
+          503: ExplainProblem,
+          504: ExplainProblem,
+        },
+      },
+      preValidation: emptyBodyIsEmptyObject,
+    },
+    // The answer is built from interfaces the schema documents as open objects; the schema serialises it.
+    async (request) => (await scraper.explain(request.body)) as unknown as Static<typeof ScrapeExplanation>,
   );
 }

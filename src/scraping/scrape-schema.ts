@@ -1,7 +1,9 @@
 // Request and response shapes of POST /scrape.
-import { Type, type Static } from 'typebox';
+import { Type, type Static, type TSchema } from 'typebox';
 import { Nullable } from '../http/schemas.js';
 import { Product } from '../products/product-schema.js';
+import type { TargetVerdict } from './address-guard.js';
+import type { ExtractedItem, PageExplanation } from './extract/types.js';
 
 const Css = Type.String({ minLength: 1, maxLength: 500 });
 
@@ -50,7 +52,67 @@ export const ScrapeResult = Type.Object({
   created: Type.Integer(),
   updated: Type.Integer(),
   duration_ms: Type.Number(),
-  extractor: Nullable(Type.String({ description: 'The extraction method that found the items', examples: ['books-listing'] })),
+  extractor: Nullable(Type.String({ description: "The source of evidence the items' titles came from (json-ld, microdata, rdfa, opengraph, visible, books-listing, product-cards, article-list, selectors)", examples: ['books-listing'] })),
+  page_type: Type.Union([Type.Literal('product'), Type.Literal('listing'), Type.Literal('article'), Type.Literal('article-list'), Type.Literal('none')], {
+    description: 'What the (first) page was classified as before extracting for it',
+  }),
   products: Type.Array(Product),
 });
 export type ScrapeResult = Static<typeof ScrapeResult>;
+
+/** An open object: explain's nested parts are described, not fixed, so they may grow. */
+const Open = (description: string, properties: Record<string, TSchema> = {}) =>
+  Type.Object(properties, { additionalProperties: true, description });
+
+const ExplainedPage = Type.Object(
+  {
+    url: Type.String(),
+    fetch: Nullable(Open('How the page was loaded: requested and final URL, status, content type, bytes, charset, redirects, robots.txt, ms')),
+    page_type: Type.Object({ type: Type.String(), reasons: Type.Array(Type.String()) }, { description: 'What the page was classified as, and why' }),
+    extractor: Nullable(Type.String()),
+    candidates: Open('Every candidate each source of evidence found, by source: its locator and the values it read'),
+    skipped: Type.Array(Open('A source not run for this page, and why')),
+    dropped: Type.Array(Open('Candidates found but left out of the result, and why')),
+    items: Type.Array(Open('Per item: for each field the chosen value, its source and locator, why, and what other sources offered')),
+    timings_ms: Open('Parse and extract time of this page', { parse: Type.Number(), extract: Type.Number() }),
+  },
+  { additionalProperties: true },
+);
+
+export const ScrapeExplanation = Type.Object(
+  {
+    stored: Type.Literal(false, { description: 'Explain never stores products or writes a log' }),
+    mode: ScrapeMode,
+    renderer: Type.Union([Type.Literal('http'), Type.Literal('browser')]),
+    source_url: Type.String(),
+    target: Open("The address guard's verdict on the URL: allowed or blocked, why, and every address the host resolves to"),
+    pages: Type.Array(ExplainedPage),
+    fetches: Type.Array(Open('Every page load attempted, in order, failed ones included')),
+    count: Type.Integer({ description: 'Products a scrape would store' }),
+    products: Type.Array(Open('The items as a scrape would store them, each with per-field provenance and its page URL')),
+    warning: Type.Optional(Type.String()),
+    timings_ms: Open('Time per phase', { guard: Type.Number(), fetch: Type.Number(), extract: Type.Number(), total: Type.Number() }),
+  },
+  { $id: 'ScrapeExplanation', additionalProperties: true },
+);
+
+/** The explain answer as the pipeline builds it (the schema above documents and serialises it). */
+export interface ScrapeExplanation {
+  stored: false;
+  mode: ScrapeMode;
+  renderer: 'http' | 'browser';
+  source_url: string;
+  target: TargetVerdict;
+  pages: Array<
+    Pick<PageExplanation, 'page_type' | 'candidates' | 'skipped' | 'dropped' | 'items' | 'timings_ms'> & {
+      url: string;
+      fetch: object | null;
+      extractor: string | null;
+    }
+  >;
+  fetches: object[];
+  count: number;
+  products: Array<ExtractedItem & { page_url: string }>;
+  warning?: string;
+  timings_ms: { guard: number; fetch: number; extract: number; total: number };
+}

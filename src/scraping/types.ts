@@ -8,9 +8,32 @@ export interface FetchedPage {
   html: string;
 }
 
+/** What a fetch did, step by step, for explain: filled by the fetcher when given. */
+export interface FetchTrace {
+  /** Each request made for the page: the first and every redirect hop. */
+  hops: Array<{
+    url: string;
+    /** The address guard's verdict on the URL (its addresses are checked again at connect time). */
+    guard: 'allowed' | 'trusted';
+    robots: 'allowed' | 'disallowed' | 'not-checked';
+    status?: number;
+    location?: string;
+    ms?: number;
+  }>;
+  /** robots.txt files consulted (cached ones included), with what they said. */
+  robots: Array<{ url: string; outcome: 'rules' | 'none (4xx)' | 'unavailable'; status: number | null; cached: boolean }>;
+  content_type?: string;
+  /** Bytes of the body after decompression. */
+  bytes?: number;
+  /** The character encoding the page was decoded with, and where that came from. */
+  charset?: string;
+}
+
 export interface FetchOptions {
   /** Per-page timeout; defaults to the fetcher's policy. */
   timeoutMs?: number;
+  /** Filled with each step of the fetch, for explain. */
+  trace?: FetchTrace;
   /**
    * Operator-configured URLs (DEMO_SITE_URL) are trusted: they skip the private-address guard.
    * User-supplied URLs never are.

@@ -631,7 +631,7 @@ describe('fuzzing extraction and price parsing', () => {
     const n = runs(600);
     fc.assert(
       fc.property(html, fc.option(fc.record({ item: css, title: css, price: css }), { nil: undefined }), (page, selectors) => {
-        const result = extract(page, 'http://127.0.0.1/page', selectors);
+        const result = extract(page, 'http://127.0.0.1/page', selectors === undefined ? {} : { selectors });
         assert.ok(result.nextUrl === null || /^https?:\/\//.test(result.nextUrl), `nextUrl ${result.nextUrl}`);
         for (const item of result.items) {
           const about = `item ${JSON.stringify(item)} from ${JSON.stringify(page.slice(0, 500))}`;
@@ -643,8 +643,18 @@ describe('fuzzing extraction and price parsing', () => {
           assert.ok(item.url === null || /^https?:\/\//.test(item.url), `url: ${about}`);
           assert.ok(item.price_text === null || typeof item.price_text === 'string', about);
           assert.ok(item.description === null || typeof item.description === 'string', about);
+          // The richer fields must pass the table's checks too, or one odd value fails the whole run.
+          for (const amount of [item.list_price, item.high_price]) {
+            assert.ok(amount === null || (Number.isFinite(amount) && amount >= 0 && amount <= 1e12), `list/high price: ${about}`);
+          }
+          assert.ok(item.availability === null || ['in_stock', 'out_of_stock', 'preorder', 'backorder', 'limited', 'discontinued'].includes(item.availability), `availability: ${about}`);
+          assert.ok(item.gtin === null || /^(?:\d{8}|\d{12,14})$/.test(item.gtin), `gtin: ${about}`);
+          assert.ok(item.sku === null || (item.sku.length >= 1 && item.sku.length <= 200), `sku: ${about}`);
+          assert.ok(item.brand === null || (item.brand.length >= 1 && item.brand.length <= 200), `brand: ${about}`);
+          assert.ok(item.image_url === null || /^https?:\/\//.test(item.image_url), `image_url: ${about}`);
+          assert.ok(Object.values(item.provenance).every((p) => typeof p?.source === 'string' && typeof p.locator === 'string'), `provenance: ${about}`);
           // PostgreSQL text and JSONB cannot hold NUL; such an item would fail the whole scrape.
-          for (const field of [item.title, item.description, item.price_text, item.url]) {
+          for (const field of [item.title, item.description, item.price_text, item.url, item.sku, item.brand, item.image_url, JSON.stringify(item.provenance)]) {
             assert.ok(field === null || !field.includes('\u0000'), `NUL in a field: ${about}`);
           }
         }

@@ -1,18 +1,20 @@
-// Extraction: each extractor against realistic fixture pages, the order extract() tries them in, and hostile input.
+// Extraction of whole pages: fixture pages through extract(), each source alone, the books layout, and hostile input.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { runInNewContext } from 'node:vm';
 import { load } from 'cheerio';
 import fc from 'fast-check';
-import { extract, extractors } from '../../src/scraping/extract/index.js';
+import { extract } from '../../src/scraping/extract/index.js';
 import { articleListExtractor } from '../../src/scraping/extract/article-list-extractor.js';
 import { booksListingExtractor } from '../../src/scraping/extract/books-listing-extractor.js';
 import { jsonLdExtractor } from '../../src/scraping/extract/jsonld-extractor.js';
+import { TRUST } from '../../src/scraping/extract/merge.js';
 import { microdataExtractor } from '../../src/scraping/extract/microdata-extractor.js';
-import { openGraphExtractor } from '../../src/scraping/extract/opengraph-extractor.js';
+import { openGraphExtractor } from '../../src/scraping/extract/meta-extractor.js';
+import { parsePage } from '../../src/scraping/extract/page.js';
 import { productCardsExtractor } from '../../src/scraping/extract/product-cards-extractor.js';
-import type { ExtractedItem, Extractor } from '../../src/scraping/extract/types.js';
+import type { Candidate, ExtractedItem, Extractor } from '../../src/scraping/extract/types.js';
 import { catalogueBooks, renderCataloguePage, type CatalogueBook } from '../fixtures/books-catalogue.js';
 
 const SITE = 'http://127.0.0.1:1234';
@@ -21,23 +23,31 @@ function fixture(file: string): { html: string; pageUrl: string } {
   return { html: readFileSync(new URL(`../fixtures/pages/${file}`, import.meta.url), 'utf8'), pageUrl: `${SITE}/pages/${file}` };
 }
 
-/** Runs one extractor alone, as extract() would but without the others. */
-function runAlone(extractor: Extractor, file: string): ExtractedItem[] {
+/** Runs one source of evidence alone on a fixture page. */
+function runAlone(extractor: Extractor, file: string): Candidate[] {
   const { html, pageUrl } = fixture(file);
-  return extractor.extract({ $: load(html), pageUrl });
+  return extractor.extract(parsePage(html, pageUrl)!);
 }
 
-function item(fields: Partial<ExtractedItem> & { title: string }): ExtractedItem {
+/** The fields the first version of extraction had; the richer ones are checked where a page states them. */
+type CoreItem = Pick<ExtractedItem, 'title' | 'price_text' | 'price' | 'currency' | 'url' | 'description'>;
+
+function item(fields: Partial<CoreItem> & { title: string }): CoreItem {
   return { price_text: null, price: null, currency: null, url: null, description: null, ...fields };
 }
 
+function core(items: ExtractedItem[]): CoreItem[] {
+  return items.map(({ title, price_text, price, currency, url, description }) => ({ title, price_text, price, currency, url, description }));
+}
+
 describe('extract() on fixture pages', () => {
-  test('jsonld-product.html: one Product, first offer of the array, price given as a string', () => {
+  test('jsonld-product.html: one Product, first in-stock offer of the array, price given as a string', () => {
     const { html, pageUrl } = fixture('jsonld-product.html');
-    assert.deepEqual(extract(html, pageUrl), {
-      extractor: 'json-ld',
-      nextUrl: null,
-      items: [
+    const result = extract(html, pageUrl);
+    assert.equal(result.page_type, 'product');
+    assert.equal(result.extractor, 'json-ld');
+    assert.equal(result.nextUrl, null);
+    assert.deepEqual(core(result.items), [
         item({
           title: 'AeroPress Go Travel Coffee Maker – "Compact" Edition',
           price_text: '39.95',
@@ -46,28 +56,33 @@ describe('extract() on fixture pages', () => {
           url: `${SITE}/products/aeropress-go`,
           description: 'A complete coffee press that packs into its own mug.',
         }),
-      ],
-    });
+    ]);
+    const [product] = result.items;
+    assert.equal(product?.sku, 'AP-GO-01');
+    assert.equal(product?.brand, 'AeroPress');
+    assert.equal(product?.availability, 'in_stock');
+    assert.equal(product?.image_url, 'https://shop.example.com/img/aeropress-go.jpg');
+    assert.deepEqual(product?.provenance.price, { source: 'json-ld', locator: 'ld+json[1] $.offers[0].price' });
   });
 
   test('jsonld-itemlist.html: ItemList of 3 Products with numeric prices, AggregateOffer and priceSpecification', () => {
     const { html, pageUrl } = fixture('jsonld-itemlist.html');
-    assert.deepEqual(extract(html, pageUrl), {
-      extractor: 'json-ld',
-      nextUrl: `${SITE}/pages/jsonld-itemlist.html?page=2`,
-      items: [
+    const result = extract(html, pageUrl);
+    assert.equal(result.page_type, 'listing');
+    assert.equal(result.extractor, 'json-ld');
+    assert.equal(result.nextUrl, `${SITE}/pages/jsonld-itemlist.html?page=2`);
+    assert.deepEqual(core(result.items), [
         item({ title: 'Keychron Q1 Pro', price_text: '199', price: 199, currency: 'EUR', url: 'https://keyhaus.example/p/keychron-q1-pro', description: '75% wireless, gasket mount.' }),
         item({ title: 'HHKB Professional Hybrid Type-S', price_text: '289.5', price: 289.5, currency: 'EUR', url: `${SITE}/p/hhkb-hybrid-type-s` }),
         item({ title: 'Nuphy Air75 V2', price_text: '129.99', price: 129.99, currency: 'EUR', url: `${SITE}/pages/p/nuphy-air75-v2` }),
-      ],
-    });
+    ]);
   });
 
   test('jsonld-graph.html: two Products from @graph despite broken blocks before it and an HTML-comment wrapper', () => {
     const { html, pageUrl } = fixture('jsonld-graph.html');
     const result = extract(html, pageUrl);
     assert.equal(result.extractor, 'json-ld');
-    assert.deepEqual(result.items, [
+    assert.deepEqual(core(result.items), [
       item({
         title: 'Felco 2 Secateurs',
         price_text: '54.00',
@@ -84,7 +99,8 @@ describe('extract() on fixture pages', () => {
     const { html, pageUrl } = fixture('microdata.html');
     const result = extract(html, pageUrl);
     assert.equal(result.extractor, 'microdata');
-    assert.deepEqual(result.items, [
+    assert.equal(result.page_type, 'listing');
+    assert.deepEqual(core(result.items), [
       item({
         title: 'Sony WH-1000XM5 Wireless Noise Cancelling',
         price_text: '$1,299.99',
@@ -100,10 +116,10 @@ describe('extract() on fixture pages', () => {
 
   test('opengraph.html: one product from og:title, product:price:*, relative og:url made absolute', () => {
     const { html, pageUrl } = fixture('opengraph.html');
-    assert.deepEqual(extract(html, pageUrl), {
-      extractor: 'opengraph',
-      nextUrl: null,
-      items: [
+    const result = extract(html, pageUrl);
+    assert.equal(result.page_type, 'product');
+    assert.equal(result.extractor, 'opengraph');
+    assert.deepEqual(core(result.items), [
         item({
           title: 'Handmade Ceramic Mug "Sea Glass"',
           price_text: '28.50',
@@ -112,8 +128,8 @@ describe('extract() on fixture pages', () => {
           url: `${SITE}/shop/ceramic-mug-sea-glass`,
           description: 'Wheel-thrown stoneware, 350 ml, glazed in sea-glass green.',
         }),
-      ],
-    });
+    ]);
+    assert.equal(result.items[0]?.image_url, 'https://studiokiln.example/img/mug.jpg');
   });
 
   test('tricky-prices.html: 7 cards in mixed formats; sidebar, header and footer prices are not items', () => {
@@ -121,15 +137,16 @@ describe('extract() on fixture pages', () => {
     const result = extract(html, pageUrl);
     assert.equal(result.extractor, 'product-cards');
     assert.equal(result.nextUrl, `${SITE}/pages/tricky-prices.html?page=2`);
-    const card = (slug: string, title: string, priceText: string, price: number | null, currency: string | null): ExtractedItem =>
+    const card = (slug: string, title: string, priceText: string, price: number | null, currency: string | null): CoreItem =>
       item({ title, price_text: priceText, price, currency, url: `${SITE}/items/${slug}` });
-    assert.deepEqual(result.items, [
+    assert.equal(result.page_type, 'listing');
+    assert.deepEqual(core(result.items), [
       card('vintage-camera', 'Leica M3 Vintage Camera', '$1,299.99', 1299.99, 'USD'),
       card('espresso-machine', 'La Marzocco Linea Micra', '1.299,00 €', 1299, 'EUR'),
       card('tea-set', 'Tokoname Kyusu Tea Set', '¥3,000', 3000, 'JPY'),
       card('wool-scarf', 'Merino Wool Scarf', 'USD 45', 45, 'USD'),
       card('postcard', 'Postcard: Tower Bridge at Dusk', '£0.99', 0.99, 'GBP'),
-      card('catalogue-pdf', 'Printable Catalogue (PDF)', 'Free', null, null),
+      card('catalogue-pdf', 'Printable Catalogue (PDF)', 'Free', 0, null),
       card('zloty-vase', 'Bolesławiec Stoneware Vase', '1 299,99 zł', 1299.99, 'PLN'),
     ]);
   });
@@ -138,8 +155,9 @@ describe('extract() on fixture pages', () => {
     const { html, pageUrl } = fixture('articles.html');
     const result = extract(html, pageUrl);
     assert.equal(result.extractor, 'article-list');
+    assert.equal(result.page_type, 'article-list');
     assert.equal(result.nextUrl, `${SITE}/page/2/`);
-    assert.deepEqual(result.items, [
+    assert.deepEqual(core(result.items), [
       item({ title: 'Mapping the Tides of the Severn Estuary', url: `${SITE}/2024/05/mapping-the-tides/`, description: 'The second-highest tidal range in the world, measured with a borrowed theodolite and a great deal of patience.' }),
       item({ title: 'Why Ordnance Survey Maps Use Four Typefaces', url: `${SITE}/2024/04/ordnance-survey-fonts/`, description: 'Upright for land, italic for water, and a story about a 1930s committee.' }),
       item({ title: 'Contour Lines, Hachures & Hill Shading', url: 'https://fieldnotes.example/2024/03/contour-lines/', description: 'Three centuries of trying to draw mountains on flat paper.' }),
@@ -166,12 +184,12 @@ describe('extract() on fixture pages', () => {
 
   test('script-rendered.html: nothing before scripts run; product-cards finds the 4 cards the script inserts', () => {
     const { html, pageUrl } = fixture('script-rendered.html');
-    assert.deepEqual(extract(html, pageUrl), { extractor: null, items: [], nextUrl: null });
+    assert.deepEqual(extract(html, pageUrl), { page_type: 'none', extractor: null, items: [], nextUrl: null });
 
     const rendered = runInlineScripts(html);
     const result = extract(rendered, pageUrl);
     assert.equal(result.extractor, 'product-cards');
-    assert.deepEqual(result.items, [
+    assert.deepEqual(core(result.items), [
       item({ title: 'Lantern, paper (red)', price_text: '£4.50', price: 4.5, currency: 'GBP', url: `${SITE}/pages/item-1.html` }),
       item({ title: 'Dumplings × 6', price_text: '£6.00', price: 6, currency: 'GBP', url: `${SITE}/pages/item-2.html` }),
       item({ title: 'Hand-poured candle', price_text: '£12.25', price: 12.25, currency: 'GBP', url: `${SITE}/pages/item-3.html` }),
@@ -197,47 +215,57 @@ function runInlineScripts(html: string): string {
   return $.html();
 }
 
-describe('each extractor alone', () => {
-  test('extractors are tried in the documented order', () => {
-    assert.deepEqual(
-      extractors.map((e) => e.name),
-      ['selectors', 'json-ld', 'microdata', 'opengraph', 'books-listing', 'product-cards', 'article-list'],
-    );
+describe('each source alone', () => {
+  test('the order of trust is the documented one', () => {
+    assert.deepEqual(TRUST, ['selectors', 'json-ld', 'microdata', 'rdfa', 'opengraph', 'meta', 'books-listing', 'visible', 'product-cards', 'article-list']);
   });
 
   test('product-cards does not fire on an article list, whose posts mention prices in their summaries', () => {
     assert.deepEqual(runAlone(productCardsExtractor, 'articles.html'), []);
   });
 
-  test('article-list would read a shop as linked headings without prices, which is why it runs last', () => {
+  test('article-list alone would read a shop as linked headings without prices; the classifier keeps it off shops', () => {
     const items = runAlone(articleListExtractor, 'tricky-prices.html');
     assert.equal(items.length, 7);
-    assert.ok(items.every((i) => i.price === null && i.url !== null));
+    assert.ok(items.every((i) => i.article === true && i.fields.price === undefined && i.fields.url !== undefined));
+    assert.equal(extract(fixture('tricky-prices.html').html, fixture('tricky-prices.html').pageUrl).extractor, 'product-cards');
   });
 
-  test('structured-data extractors find nothing on pages without their markup', () => {
+  test('structured-data sources find nothing on pages without their markup', () => {
     for (const file of ['tricky-prices.html', 'articles.html', 'broken.html']) {
       assert.deepEqual(runAlone(jsonLdExtractor, file), [], `json-ld on ${file}`);
       assert.deepEqual(runAlone(microdataExtractor, file), [], `microdata on ${file}`);
       assert.deepEqual(runAlone(booksListingExtractor, file), [], `books-listing on ${file}`);
     }
-    // articles.html has og:type "website": OpenGraph must not turn a blog into a product.
-    assert.deepEqual(runAlone(openGraphExtractor, 'articles.html'), []);
   });
 
-  test('product-cards also finds the books layout (books-listing just gets there first)', () => {
+  test('og:type website is no product: the blog is read as a list of articles, not as the site\'s product', () => {
+    const { html, pageUrl } = fixture('articles.html');
+    assert.equal(runAlone(openGraphExtractor, 'articles.html')[0]?.fields.price, undefined);
+    const result = extract(html, pageUrl);
+    assert.ok(result.items.every((i) => i.price === null));
+  });
+
+  test('product-cards also finds the books layout (the layout is more trusted)', () => {
     const html = renderCataloguePage(1)!;
-    const items = productCardsExtractor.extract({ $: load(html), pageUrl: `${SITE}/` });
+    const items = productCardsExtractor.extract(parsePage(html, `${SITE}/`)!);
     assert.deepEqual(
-      items.map((i) => [i.title, i.price]),
+      items.map((i) => [i.fields.title?.value, i.fields.price?.value]),
       catalogueBooks().slice(0, 20).map((b) => [b.title, b.price]),
     );
   });
 
-  test('a page with both JSON-LD and visible cards is read from JSON-LD', () => {
+  test('a product page with JSON-LD and "you may also like" cards yields the JSON-LD product only', () => {
     const { html, pageUrl } = fixture('jsonld-product.html');
     assert.equal(runAlone(productCardsExtractor, 'jsonld-product.html').length, 2);
-    assert.equal(extract(html, pageUrl).extractor, 'json-ld');
+    const result = extract(html, pageUrl, { explain: true });
+    assert.equal(result.extractor, 'json-ld');
+    assert.equal(result.items.length, 1);
+    assert.deepEqual(result.explanation?.dropped.find((d) => d.source === 'product-cards'), {
+      source: 'product-cards',
+      count: 2,
+      reason: 'cards on a product page are other products (related items, carousels)',
+    });
   });
 });
 
@@ -253,6 +281,15 @@ describe('product-cards heuristics', () => {
     assert.deepEqual(result.items.map((i) => [i.title, i.price, i.url]), [1, 2, 3, 4, 5, 6].map((n) => [`Product ${n}`, n, `${SITE}/p/${n}`]));
   });
 
+  test('a struck-through or "was" price above the current one is kept as the list price', () => {
+    const html = `<section>
+      ${card(1, '<div class="price-box"><del class="price">$20</del><span class="price">$15</span></div>')}
+      ${card(2, '<div class="prices"><span class="price price--was">$30</span><span class="price price--now">$25</span></div>')}
+      ${card(3, '<span class="price">$9</span>')}
+    </section>`;
+    assert.deepEqual(extract(html, `${SITE}/`).items.map((i) => [i.price, i.list_price]), [[15, 20], [25, 30], [9, null]]);
+  });
+
   test('the current price wins over struck-through and "was" prices; a sold-out card keeps its price', () => {
     const html = `<section>
       ${card(1, '<div class="price-box"><del class="price">$20</del><span class="price">$15</span></div>')}
@@ -264,7 +301,7 @@ describe('product-cards heuristics', () => {
 
   test('one priced card is not a listing', () => {
     const html = `<section>${card(1, '<span class="price">$9</span>')}${card(2, '')}</section>`;
-    assert.equal(productCardsExtractor.extract({ $: load(html), pageUrl: `${SITE}/` }).length, 0);
+    assert.equal(productCardsExtractor.extract(parsePage(html, `${SITE}/`)!).length, 0);
   });
 });
 
@@ -272,14 +309,15 @@ describe('selectors extractor', () => {
   const { html, pageUrl } = fixture('tricky-prices.html');
 
   test('caller selectors win over every other method, link resolved against the page', () => {
-    const result = extract(html, pageUrl, { item: '.product-card', title: 'h3', price: '.special-price, .price', link: 'a.thumb' });
+    const result = extract(html, pageUrl, { selectors: { item: '.product-card', title: 'h3', price: '.special-price, .price', link: 'a.thumb' } });
     assert.equal(result.extractor, 'selectors');
     assert.equal(result.items.length, 7);
-    assert.deepEqual(result.items[0], item({ title: 'Leica M3 Vintage Camera', price_text: '$1,299.99', price: 1299.99, currency: 'USD', url: `${SITE}/items/vintage-camera` }));
+    assert.deepEqual(core(result.items)[0], item({ title: 'Leica M3 Vintage Camera', price_text: '$1,299.99', price: 1299.99, currency: 'USD', url: `${SITE}/items/vintage-camera` }));
+    assert.equal(result.items[0]?.provenance.title?.source, 'selectors');
   });
 
   test('the title comes from the title attribute when there is one', () => {
-    const result = extract(renderCataloguePage(1)!, `${SITE}/`, { item: 'article.product_pod', title: 'h3 a', price: '.price_color' });
+    const result = extract(renderCataloguePage(1)!, `${SITE}/`, { selectors: { item: 'article.product_pod', title: 'h3 a', price: '.price_color' } });
     assert.equal(result.extractor, 'selectors');
     assert.deepEqual(
       result.items.map((i) => i.title),
@@ -289,19 +327,16 @@ describe('selectors extractor', () => {
 
   test('description selector, and link defaulting to the title link', () => {
     const result = extract(fixture('articles.html').html, fixture('articles.html').pageUrl, {
-      item: 'main article',
-      title: '.entry-title',
-      price: '.none',
-      description: '.summary',
+      selectors: { item: 'main article', title: '.entry-title', price: '.none', description: '.summary' },
     });
     assert.equal(result.extractor, 'selectors');
-    assert.deepEqual(result.items[0], item({ title: 'Mapping the Tides of the Severn Estuary', url: `${SITE}/2024/05/mapping-the-tides/`, description: 'The second-highest tidal range in the world, measured with a borrowed theodolite and a great deal of patience.' }));
+    assert.deepEqual(core(result.items)[0], item({ title: 'Mapping the Tides of the Severn Estuary', url: `${SITE}/2024/05/mapping-the-tides/`, description: 'The second-highest tidal range in the world, measured with a borrowed theodolite and a great deal of patience.' }));
   });
 
   test('invalid or non-matching selectors fall through to the other extractors', () => {
-    assert.equal(extract(html, pageUrl, { item: '!!not css((', title: 'h3', price: '.price' }).extractor, 'product-cards');
-    assert.equal(extract(html, pageUrl, { item: '.no-such-card', title: 'h3', price: '.price' }).extractor, 'product-cards');
-    assert.equal(extract(html, pageUrl, { item: '.product-card', title: '[[', price: '.price' }).extractor, 'product-cards');
+    assert.equal(extract(html, pageUrl, { selectors: { item: '!!not css((', title: 'h3', price: '.price' } }).extractor, 'product-cards');
+    assert.equal(extract(html, pageUrl, { selectors: { item: '.no-such-card', title: 'h3', price: '.price' } }).extractor, 'product-cards');
+    assert.equal(extract(html, pageUrl, { selectors: { item: '.product-card', title: '[[', price: '.price' } }).extractor, 'product-cards');
   });
 });
 
@@ -311,10 +346,17 @@ describe('JSON-LD details', () => {
 
   test('a block with trailing commas is repaired; a block that is not JSON is skipped alone', () => {
     const result = extract(
-      page('{"@type": "Product", "name": "A", "offers": {"price": 1, "priceCurrency": "usd",},}', '{oops', '[{"@type":"Product","name":"B"}]'),
+      page('{"@type": "Product", "name": "A", "offers": {"price": 1, "priceCurrency": "usd",},}', '{oops', '[{"@type":"Product","name":"B","offers":{"price":"2"}}]'),
       `${SITE}/x`,
     );
-    assert.deepEqual(result.items.map((i) => [i.title, i.price, i.currency]), [['A', 1, 'USD'], ['B', null, null]]);
+    assert.equal(result.page_type, 'listing');
+    assert.deepEqual(result.items.map((i) => [i.title, i.price, i.currency]), [['A', 1, 'USD'], ['B', 2, null]]);
+  });
+
+  test('one priced product beside unpriced ones is the page\'s product; the others are related items', () => {
+    const result = extract(page('{"@type": "Product", "name": "A", "offers": {"price": 1, "priceCurrency": "USD"}}', '[{"@type":"Product","name":"B"}]'), `${SITE}/x`);
+    assert.equal(result.page_type, 'product');
+    assert.deepEqual(result.items.map((i) => [i.title, i.price]), [['A', 1]]);
   });
 
   test('CDATA and comment wrappers around the JSON are tolerated', () => {
@@ -326,18 +368,21 @@ describe('JSON-LD details', () => {
 
   test('ItemList entries that are only url + name become items without price', () => {
     const list = { '@type': 'ItemList', itemListElement: [{ '@type': 'ListItem', position: 1, url: '/a', name: 'First' }, { '@type': 'ListItem', item: '/b', name: 'Second' }] };
-    assert.deepEqual(extract(page(JSON.stringify(list)), `${SITE}/list/`).items, [
+    assert.deepEqual(core(extract(page(JSON.stringify(list)), `${SITE}/list/`).items), [
       item({ title: 'First', url: `${SITE}/a` }),
       item({ title: 'Second', url: `${SITE}/b` }),
     ]);
   });
 
   test('an Offer with itemOffered, and prices that are negative or absurd, are handled', () => {
-    const offers = [
-      { '@type': 'Offer', price: '9.99', priceCurrency: 'GBP', itemOffered: { '@type': 'Product', name: 'Offered' } },
-      { '@type': 'Product', name: 'Negative', offers: { price: -3 } },
-      { '@type': 'Product', name: 'Absurd', offers: { price: 1e300 } },
-    ];
+    const offers = {
+      '@type': 'ItemList',
+      itemListElement: [
+        { '@type': 'Offer', price: '9.99', priceCurrency: 'GBP', itemOffered: { '@type': 'Product', name: 'Offered' } },
+        { '@type': 'Product', name: 'Negative', offers: { price: -3 } },
+        { '@type': 'Product', name: 'Absurd', offers: { price: 1e300 } },
+      ],
+    };
     assert.deepEqual(
       extract(page(JSON.stringify(offers)), `${SITE}/`).items.map((i) => [i.title, i.price, i.currency]),
       [['Offered', 9.99, 'GBP'], ['Negative', null, null], ['Absurd', null, null]],
@@ -349,7 +394,7 @@ describe('OpenGraph details', () => {
   test('og:price:amount without og:type still makes a product; the URL falls back to the page', () => {
     const html = `<html><head><title>Fallback title</title>
       <meta name="og:price:amount" content="1.299,00"><meta property="og:price:currency" content="EUR"></head><body></body></html>`;
-    assert.deepEqual(extract(html, `${SITE}/p/1`).items, [item({ title: 'Fallback title', price_text: '1.299,00', price: 1299, currency: 'EUR', url: `${SITE}/p/1` })]);
+    assert.deepEqual(core(extract(html, `${SITE}/p/1`).items), [item({ title: 'Fallback title', price_text: '1.299,00', price: 1299, currency: 'EUR', url: `${SITE}/p/1` })]);
   });
 
   test('og:type website without prices is not a product', () => {
@@ -407,10 +452,15 @@ describe('hostile input', () => {
     assert.equal(result.nextUrl, null);
   });
 
-  test('deeply nested markup does not overflow the stack', () => {
+  test('deeply nested markup does not overflow the stack: the product 10,000 levels down is found, with a bounded path', () => {
     const depth = 10_000;
-    const html = `${'<div>'.repeat(depth)}<h3><a href="/a">A</a></h3><span class="price">£1</span>${'</div>'.repeat(depth)}`;
-    assert.doesNotThrow(() => extract(html, `${SITE}/`));
+    const html = `${'<div>'.repeat(depth)}<h1>A</h1><span class="price">£1</span>${'</div>'.repeat(depth)}`;
+    const [found, ...rest] = extract(html, `${SITE}/`).items;
+    assert.deepEqual(rest, []);
+    assert.deepEqual([found?.title, found?.price, found?.currency], ['A', 1, 'GBP']);
+    // The path of 10,000 divs is kept by its specific end, bounded for storage.
+    assert.match(found?.provenance.title?.locator ?? '', /^… .*div > div > h1$/);
+    assert.ok((found?.provenance.title?.locator.length ?? Infinity) <= 1000);
   });
 
   test('random HTML-ish strings never throw', () => {
@@ -432,17 +482,24 @@ describe('hostile input', () => {
 
 describe('books catalogue fixture', () => {
   const books = catalogueBooks();
-  const expected = (slice: CatalogueBook[]): ExtractedItem[] =>
+  const expected = (slice: CatalogueBook[]): CoreItem[] =>
     slice.map((b) => item({ title: b.title, price_text: b.priceText, price: b.price, currency: b.currency, url: new URL(b.detailPath, `${SITE}/`).href }));
 
   test('page 1 (served at the root) extracts to the first 20 books with books-listing and links to page 2', () => {
     const result = extract(renderCataloguePage(1)!, `${SITE}/`);
-    assert.deepEqual(result, { extractor: 'books-listing', items: expected(books.slice(0, 20)), nextUrl: `${SITE}/catalogue/page-2.html` });
+    assert.deepEqual(
+      { ...result, items: core(result.items) },
+      { page_type: 'listing', extractor: 'books-listing', items: expected(books.slice(0, 20)), nextUrl: `${SITE}/catalogue/page-2.html` },
+    );
+    assert.ok(result.items.every((i) => i.availability === 'in_stock'));
   });
 
   test('page 2 (served under catalogue/) extracts to books 21-40 with absolute detail URLs and links to page 3', () => {
     const result = extract(renderCataloguePage(2)!, `${SITE}/catalogue/page-2.html`);
-    assert.deepEqual(result, { extractor: 'books-listing', items: expected(books.slice(20, 40)), nextUrl: `${SITE}/catalogue/page-3.html` });
+    assert.deepEqual(
+      { ...result, items: core(result.items) },
+      { page_type: 'listing', extractor: 'books-listing', items: expected(books.slice(20, 40)), nextUrl: `${SITE}/catalogue/page-3.html` },
+    );
   });
 
   test('the last page has no next link; pages out of range are null', () => {

@@ -148,6 +148,100 @@ for (const backend of backends()) {
       assert.equal((await logOf(res.json().log_id)).renderer, 'browser');
     });
 
+    test('a scraped product keeps where each value came from: GET /products/{id} answers its provenance', async () => {
+      const res = await scrape({ url: `${site.url}pages/jsonld-product.html` });
+      assert.equal(res.statusCode, 200, res.body);
+      assert.equal(res.json().page_type, 'product');
+      const [stored] = res.json().products;
+      assert.deepEqual(
+        [stored.price, stored.currency, stored.availability, stored.sku, stored.brand, stored.image_url],
+        [39.95, 'USD', 'in_stock', 'AP-GO-01', 'AeroPress', 'https://shop.example.com/img/aeropress-go.jpg'],
+      );
+      const one = (await app.inject({ url: `/products/${stored.id}` })).json();
+      assert.equal(one.provenance.page_url, `${site.url}pages/jsonld-product.html`);
+      assert.equal(one.provenance.page_type, 'product');
+      assert.deepEqual(one.provenance.fields.price, { source: 'json-ld', locator: 'ld+json[1] $.offers[0].price' });
+      assert.deepEqual(one.provenance.fields.sku, { source: 'json-ld', locator: 'ld+json[1] $.sku' });
+      assert.equal(one.provenance.fields.title.source, 'json-ld');
+
+      // The log keeps the same provenance per raw item, with the page it came from.
+      const raw = (await logOf(res.json().log_id)).products[0];
+      assert.deepEqual(raw.provenance.price, one.provenance.fields.price);
+      assert.equal(raw.page_url, `${site.url}pages/jsonld-product.html`);
+
+      // A value a person changes says so; the others keep their page source.
+      const patched = await app.inject({ method: 'PATCH', url: `/products/${stored.id}`, payload: { price: 35, availability: 'limited' } });
+      assert.equal(patched.statusCode, 200, patched.body);
+      const after = (await app.inject({ url: `/products/${stored.id}` })).json();
+      assert.deepEqual([after.price, after.availability], [35, 'limited']);
+      assert.equal(after.provenance.fields.price.source, 'api');
+      assert.equal(after.provenance.fields.availability.source, 'api');
+      assert.equal(after.provenance.fields.sku.source, 'json-ld');
+    });
+
+    test('POST /scrape/explain answers the whole decision and stores nothing', async () => {
+      const productsBefore = (await app.inject({ url: '/products?limit=1' })).headers['x-total-count'];
+      const logsBefore = (await app.inject({ url: '/scrape-logs?limit=1' })).headers['x-total-count'];
+      const target = `${site.url}redirect-to?url=${encodeURIComponent('/pages/jsonld-product.html')}`;
+      const res = await app.inject({ method: 'POST', url: '/scrape/explain', payload: { url: target } });
+      assert.equal(res.statusCode, 200, res.body);
+      const body = res.json();
+      assert.equal(body.stored, false);
+      assert.deepEqual([body.target.verdict, body.target.private_networks_allowed, body.target.addresses[0].address], ['allowed', true, '127.0.0.1']);
+      // The redirect chain with statuses, robots.txt, content type and size.
+      const [fetched] = body.fetches;
+      assert.deepEqual(
+        fetched.redirects.map((h: { url: string; status: number; robots: string }) => [h.url, h.status, h.robots]),
+        [[target, 302, 'allowed'], [`${site.url}pages/jsonld-product.html`, 200, 'allowed']],
+      );
+      assert.equal(fetched.robots[0].url, `${site.url}robots.txt`);
+      assert.equal(fetched.robots[0].outcome, 'rules');
+      assert.match(fetched.content_type, /^text\/html/);
+      assert.ok(fetched.bytes > 1000);
+      assert.equal(fetched.charset, 'utf-8 (Content-Type header)');
+      // The page type and why, every candidate, and each field's choice.
+      const [page] = body.pages;
+      assert.equal(page.page_type.type, 'product');
+      assert.match(page.page_type.reasons[0], /structured data marks up the page's product/);
+      assert.equal(page.candidates['json-ld'].length, 1);
+      assert.equal(page.candidates['product-cards'].length, 2, 'the related cards were found, and dropped');
+      assert.ok(page.dropped.some((d: { source: string }) => d.source === 'product-cards'));
+      assert.equal(page.items[0].fields.price.chosen.source, 'json-ld');
+      assert.match(page.items[0].fields.price.why, /json-ld is trusted over/);
+      assert.ok(page.items[0].fields.price.others.some((o: { source: string; value: number }) => o.source === 'visible' && o.value === 39.95));
+      assert.deepEqual(body.products.map((p: { title: string; price: number }) => [p.title, p.price]), [['AeroPress Go Travel Coffee Maker – "Compact" Edition', 39.95]]);
+      for (const phase of ['guard', 'fetch', 'extract', 'total']) assert.equal(typeof body.timings_ms[phase], 'number', phase);
+      // Nothing stored, nothing logged.
+      assert.equal((await app.inject({ url: '/products?limit=1' })).headers['x-total-count'], productsBefore);
+      assert.equal((await app.inject({ url: '/scrape-logs?limit=1' })).headers['x-total-count'], logsBefore);
+    });
+
+    test('explain of a blocked target is 422 with the guard\'s reason, and nothing is fetched', async () => {
+      const before = site.hits.get('/pages/articles.html') ?? 0;
+      const res = await strict.inject({ method: 'POST', url: '/scrape/explain', payload: { url: `${site.url}pages/articles.html` } });
+      assert.equal(res.statusCode, 422, res.body);
+      const body = res.json();
+      assert.equal(body.type, 'urn:data-aggregator:problem:blocked-target');
+      assert.equal(body.explanation.target.verdict, 'blocked');
+      assert.match(body.explanation.target.reason, /private, loopback or reserved/);
+      assert.deepEqual(body.explanation.fetches, []);
+      assert.equal(site.hits.get('/pages/articles.html') ?? 0, before);
+    });
+
+    test('explain of a robots.txt-disallowed page is 422 naming robots.txt, with the rules it read', async () => {
+      const before = site.hits.get('/private/page.html') ?? 0;
+      const res = await app.inject({ method: 'POST', url: '/scrape/explain', payload: { url: `${site.url}private/page.html` } });
+      assert.equal(res.statusCode, 422, res.body);
+      const body = res.json();
+      assert.match(body.detail, /robots\.txt .* disallows \/private\/page\.html/);
+      assert.equal(body.explanation.target.verdict, 'allowed', 'the address is fine; robots.txt is what refuses');
+      const [attempt] = body.explanation.fetches;
+      assert.deepEqual(attempt.redirects.map((h: { robots: string }) => h.robots), ['disallowed']);
+      assert.equal(attempt.robots[0].outcome, 'rules');
+      assert.match(attempt.error, /robots\.txt/);
+      assert.equal(site.hits.get('/private/page.html') ?? 0, before, 'the page itself was never requested');
+    });
+
     // [name, body, status, run on the app that refuses private addresses]
     const failures: Array<[string, object, number, boolean?]> = [
       ['upstream 404', { url: '/status/404' }, 502],

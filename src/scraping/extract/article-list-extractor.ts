@@ -1,8 +1,9 @@
 // Extracts blog/news listings: repeated <article>s, or repeated list items/cards, each with a linked heading and a summary.
 import type { CheerioAPI } from 'cheerio';
 import type { AnyNode, Element } from 'domhandler';
-import { absoluteUrl, closestWithin, descendants, hasAncestorWithin, isElement, pageChrome, subtreeSizes, visibleText } from './dom-helpers.js';
-import type { ExtractContext, ExtractedItem, Extractor } from './types.js';
+import { absoluteUrl, closestWithin, descendants, hasAncestorWithin, isElement, textField, visibleText, withFields } from './dom-helpers.js';
+import type { Page } from './page.js';
+import type { Candidate, Extractor } from './types.js';
 
 /** One linked heading is a page's own title; a listing repeats them. */
 const MIN_ARTICLES = 2;
@@ -14,21 +15,19 @@ const SUMMARY = '[class*="summary"], [class*="excerpt"], [class*="teaser"], [cla
 const WORK_BUDGET = 3_000_000;
 
 export const articleListExtractor: Extractor = {
-  name: 'article-list',
-  extract({ $, pageUrl }: ExtractContext): ExtractedItem[] {
-    const root = $.root().get(0);
-    if (root === undefined) return [];
-    const chrome = pageChrome(root);
-    const fromArticles = itemsOf($, outermostArticles(root, chrome), pageUrl);
+  source: 'article-list',
+  extract(page: Page): Candidate[] {
+    const { root, chrome } = page;
+    const fromArticles = itemsOf(page, outermostArticles(root, chrome));
     if (fromArticles.length >= MIN_ARTICLES) return fromArticles;
-    const sizes = subtreeSizes(root);
+    const sizes = page.subtreeSizes;
     let budget = WORK_BUDGET;
-    let best: ExtractedItem[] = [];
+    let best: Candidate[] = [];
     for (const members of siblingGroups(root, chrome).sort((a, b) => b.length - a.length)) {
       const cost = members.reduce((sum, el) => sum + (sizes.get(el) ?? 1), 0);
       if (cost > budget) continue;
       budget -= cost;
-      const items = itemsOf($, members, pageUrl);
+      const items = itemsOf(page, members);
       if (items.length > best.length) best = items;
     }
     return best.length >= MIN_ARTICLES ? best : [];
@@ -68,15 +67,16 @@ function siblingGroups(root: AnyNode, chrome: ReadonlySet<Element>): Element[][]
   return groups;
 }
 
-function itemsOf($: CheerioAPI, entries: Element[], pageUrl: string): ExtractedItem[] {
+function itemsOf(page: Page, entries: Element[]): Candidate[] {
   return entries.flatMap((el) => {
-    const item = entryItem($, el, pageUrl);
+    const item = entryItem(page, el);
     return item === null ? [] : [item];
   });
 }
 
 /** An entry counts when a heading carries a link (inside it, or wrapping it). */
-function entryItem($: CheerioAPI, entry: Element, pageUrl: string): ExtractedItem | null {
+function entryItem(page: Page, entry: Element): Candidate | null {
+  const { $ } = page;
   const heading = $(entry)
     .find(HEADINGS)
     .toArray()
@@ -86,14 +86,14 @@ function entryItem($: CheerioAPI, entry: Element, pageUrl: string): ExtractedIte
     .find(SUMMARY)
     .toArray()
     .find((el) => !hasAncestorWithin(el, entry, isHeading) && $(el).find(HEADINGS).length === 0 && visibleText(el) !== '');
-  return {
-    title: visibleText(heading),
-    price_text: null,
-    price: null,
-    currency: null,
-    url: absoluteUrl(linkOf($, heading, entry), pageUrl),
-    description: summary === undefined ? null : visibleText(summary),
-  };
+  const title = textField(visibleText(heading), page.cssPath(heading));
+  if (title === undefined) return null;
+  const url = absoluteUrl(linkOf($, heading, entry), page.url);
+  const fields = withFields({ title }, {
+    url: url === null ? undefined : { value: url, locator: `${page.cssPath(heading)} a[href]` },
+    description: summary === undefined ? undefined : textField(visibleText(summary), page.cssPath(summary)),
+  });
+  return { source: 'article-list', locator: page.cssPath(entry), scope: 'item', article: true, fields };
 }
 
 function isHeading(el: Element): boolean {

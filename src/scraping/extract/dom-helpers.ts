@@ -2,7 +2,7 @@
 import { load } from 'cheerio';
 import type { AnyNode, Element } from 'domhandler';
 import { parsePrice } from '../price.js';
-import type { ExtractedItem } from './types.js';
+import type { CandidateFields, Located } from './types.js';
 
 export const MAX_TITLE_CHARS = 500;
 export const MAX_DESCRIPTION_CHARS = 1000;
@@ -88,66 +88,29 @@ export function absoluteUrl(href: string | null | undefined, base: string): stri
   }
 }
 
-type PriceFields = Pick<ExtractedItem, 'price_text' | 'price' | 'currency'>;
-
-/** Price fields from text as shown on the page ("£51.77", "Free"). */
-export function priceFromText(text: string | null | undefined): PriceFields {
+/** Price fields of a candidate from text as shown on the page ("£51.77", "Free"), all read at `locator`. */
+export function priceFromText(text: string | null | undefined, locator: string): CandidateFields {
   const priceText = cleanText(text);
-  if (priceText === '') return { price_text: null, price: null, currency: null };
+  if (priceText === '') return {};
+  const fields: CandidateFields = { price_text: { value: priceText, locator } };
   const parsed = parsePrice(priceText);
-  return { price_text: priceText, price: parsed?.amount ?? null, currency: parsed?.currency ?? null };
+  if (parsed !== null) fields.price = { value: parsed.amount, locator };
+  if (parsed?.currency) fields.currency = { value: parsed.currency, locator };
+  return fields;
 }
 
-/**
- * Price fields from machine-readable data (JSON-LD, microdata, meta tags): an amount given as number
- * or string, and a currency given separately, which wins over any symbol in the amount.
- */
-export function priceFromData(amount: unknown, currency: unknown): PriceFields {
-  const declared = isoCode(currency);
-  if (typeof amount === 'number') {
-    const valid = Number.isFinite(amount) && amount >= 0 && amount <= 1e12;
-    return { price_text: String(amount), price: valid ? amount : null, currency: declared };
+/** A text field of a candidate, or nothing when the text is blank. */
+export function textField(text: string | null | undefined, locator: string): Located<string> | undefined {
+  const value = cleanText(text);
+  return value === '' ? undefined : { value, locator };
+}
+
+/** Sets the fields whose value is defined; keeps a candidate free of empty entries. */
+export function withFields(fields: CandidateFields, more: { [K in keyof CandidateFields]?: CandidateFields[K] | undefined }): CandidateFields {
+  for (const [key, value] of Object.entries(more)) {
+    if (value !== undefined) (fields as Record<string, unknown>)[key] = value;
   }
-  if (typeof amount !== 'string') return { price_text: null, price: null, currency: declared };
-  const fields = priceFromText(amount);
-  return { ...fields, currency: declared ?? fields.currency };
-}
-
-function isoCode(value: unknown): string | null {
-  if (typeof value !== 'string') return null;
-  const code = value.trim().toUpperCase();
-  return /^[A-Z]{3}$/.test(code) ? code : null;
-}
-
-/** An item with its text normalised; null when nothing readable is left of the title. */
-function finishItem(item: ExtractedItem): ExtractedItem | null {
-  const title = truncate(cleanText(item.title), MAX_TITLE_CHARS);
-  if (title === '') return null;
-  const description = truncate(cleanText(item.description), MAX_DESCRIPTION_CHARS);
-  const priceText = cleanText(item.price_text);
-  return {
-    title,
-    price_text: priceText === '' ? null : priceText,
-    price: item.price,
-    currency: item.currency,
-    url: item.url,
-    description: description === '' ? null : description,
-  };
-}
-
-/** Normalises, drops untitled items and removes repeats (same url and title) keeping the first. */
-export function finishItems(items: readonly ExtractedItem[]): ExtractedItem[] {
-  const seen = new Set<string>();
-  const out: ExtractedItem[] = [];
-  for (const raw of items) {
-    const item = finishItem(raw);
-    if (item === null) continue;
-    const key = `${item.url ?? ''}\u0000${item.title}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    out.push(item);
-  }
-  return out;
+  return fields;
 }
 
 /**

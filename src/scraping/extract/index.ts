@@ -1,53 +1,277 @@
-// Entry point of extraction: parses a page once, runs the extractors in order of trust, and finds the "next" link.
-import { load, type CheerioAPI } from 'cheerio';
+// Extraction: parse once, gather evidence from every source, classify the page, extract for its type, merge with provenance.
+import type { Element } from 'domhandler';
 import { articleListExtractor } from './article-list-extractor.js';
 import { booksListingExtractor } from './books-listing-extractor.js';
-import { absoluteUrl, finishItems, isElement } from './dom-helpers.js';
-import { jsonLdExtractor } from './jsonld-extractor.js';
-import { microdataExtractor } from './microdata-extractor.js';
-import { openGraphExtractor } from './opengraph-extractor.js';
+import { classifyPage, decidedByVisiblePage, decidedWithoutHeuristics, type PageEvidence } from './classify.js';
+import { absoluteUrl, isElement, visibleText } from './dom-helpers.js';
+import { readJsonLd } from './jsonld-extractor.js';
+import { STRUCTURED, TRUST, chooseMain, groupByIdentity, mergeGroup, type Merged } from './merge.js';
+import { metaExtractor, openGraphExtractor } from './meta-extractor.js';
+import { readMicrodata } from './microdata-extractor.js';
+import { parsePage, type Page } from './page.js';
 import { productCardsExtractor } from './product-cards-extractor.js';
+import { readRdfa } from './rdfa-extractor.js';
 import { selectorsExtractor } from './selectors-extractor.js';
-import type { ExtractionResult, Extractor, Selectors } from './types.js';
+import type { Candidate, ExtractionResult, Extractor, ItemFields, PageExplanation, PageVerdict, Selectors, Source } from './types.js';
+import { readVisible } from './visible-extractor.js';
 
-export type { ExtractedItem, ExtractionResult, Extractor, Selectors } from './types.js';
+export type { ExtractedItem, ExtractionResult, PageExplanation, PageType, Selectors, Source } from './types.js';
 
-/**
- * Most trusted first: what the caller asked for, then data the site publishes for machines, then
- * a known layout, then heuristics that guess from the markup.
- */
-export const extractors: readonly Extractor[] = [
-  selectorsExtractor,
-  jsonLdExtractor,
-  microdataExtractor,
-  openGraphExtractor,
-  booksListingExtractor,
-  productCardsExtractor,
-  articleListExtractor,
-];
-
-const NEXT_LINK_SELECTORS = ['li.next a[href]', 'a[rel~="next"][href]', 'link[rel~="next"][href]'];
-
-/** Items of the first extractor that finds any, plus the pagination link. Never throws. */
-export function extract(html: string, pageUrl: string, selectors?: Selectors): ExtractionResult {
-  const $ = parse(html);
-  if ($ === null) return { extractor: null, items: [], nextUrl: null };
-  const nextUrl = safely(() => findNextUrl($, pageUrl), null);
-  for (const extractor of extractors) {
-    if (extractor === selectorsExtractor && selectors === undefined) continue;
-    // One extractor tripping over odd markup must not cost the page the extractors after it.
-    const context = selectors === undefined ? { $, pageUrl } : { $, pageUrl, selectors };
-    const items = safely(() => finishItems(extractor.extract(context)), []);
-    if (items.length > 0) return { extractor: extractor.name, items, nextUrl };
-  }
-  return { extractor: null, items: [], nextUrl };
+export interface ExtractOptions {
+  selectors?: Selectors;
+  /** Also return the whole decision: every candidate, the page type and why, each field's choice. */
+  explain?: boolean;
 }
 
-function parse(html: string): CheerioAPI | null {
-  // htmlparser2 (cheerio's `xml` option with HTML rules) parses about 2.5x faster than parse5, the
-  // parse being most of a crawl's CPU; the extractors only need the element tree, not HTML5's
-  // tree-building repairs.
-  return safely(() => load(typeof html === 'string' ? html : '', { xml: { xmlMode: false, decodeEntities: true } }), null);
+/** Extracts the products (or articles) of one page. Pure and never throws: odd markup yields fewer items, not an error. */
+export function extract(html: string, pageUrl: string, options: ExtractOptions = {}): ExtractionResult {
+  const started = performance.now();
+  const page = parsePage(html, pageUrl);
+  const parsed = performance.now();
+  if (page === null) return { page_type: 'none', extractor: null, items: [], nextUrl: null };
+  const explain = options.explain === true;
+  const found = new Map<Source, Candidate[]>();
+  const skipped: PageExplanation['skipped'] = [];
+  const run = (extractor: Extractor): Candidate[] => {
+    // One source tripping over odd markup must not cost the page the others.
+    const candidates = safely(() => extractor.extract(page, options.selectors), []);
+    found.set(extractor.source, candidates);
+    return candidates;
+  };
+
+  const selectorItems = options.selectors === undefined ? [] : run(selectorsExtractor);
+  const readings = [readJsonLd, readMicrodata, readRdfa].map((read) => safely(() => read(page), null));
+  const structured = readings.flatMap((r) => r?.candidates ?? []);
+  for (const source of STRUCTURED) found.set(source, structured.filter((c) => c.source === source));
+  run(openGraphExtractor);
+  run(metaExtractor);
+  const layout = run(booksListingExtractor);
+
+  const structuredGroups = groupByIdentity(structured);
+  const heading = safely(() => mainHeading(page), null);
+  const main = chooseMain(structuredGroups, {
+    pageUrl,
+    canonical: page.canonical,
+    ogUrl: absoluteUrl(page.metaContent('og:url'), pageUrl),
+    ogTitle: page.metaContent('og:title') ?? null,
+    heading: heading === null ? null : visibleText(heading),
+    listEntries: Math.max(0, ...readings.map((r) => r?.listEntries ?? 0)),
+  });
+  const evidence: PageEvidence = {
+    selectorItems: selectorItems.length,
+    structured: {
+      products: structuredGroups.length,
+      priced: structuredGroups.filter((g) => g.some((c) => c.fields.price !== undefined)).length,
+      main: main?.reason ?? null,
+      listEntries: Math.max(0, ...readings.map((r) => r?.listEntries ?? 0)),
+      types: new Set(readings.flatMap((r) => [...(r?.types ?? [])])),
+    },
+    openGraph: { type: page.metaContent('og:type') ?? null, price: found.get('opengraph')?.[0]?.fields.price !== undefined },
+    layoutItems: layout.length,
+    visible: { heading: heading !== null, buyControls: 0, price: false, priceMarked: false },
+    articleBody: false,
+  };
+  // The visible page and the repetition heuristics cost a walk each; markup that decides spares them.
+  const decided = decidedWithoutHeuristics(evidence);
+  const readVisibleNow = () => {
+    const visible = safely(() => readVisible(page), null);
+    if (visible?.candidate) found.set('visible', [visible.candidate]);
+    return visible;
+  };
+  if (explain || !decided) {
+    const visible = readVisibleNow();
+    evidence.visible = {
+      heading: visible?.heading != null,
+      buyControls: visible?.buyControls.length ?? 0,
+      price: visible?.candidate?.fields.price !== undefined,
+      priceMarked: visible?.priceMarked ?? false,
+    };
+  }
+  if (explain || (!decided && !decidedByVisiblePage(evidence))) {
+    const cards = run(productCardsExtractor).filter((c) => c.fields.price !== undefined);
+    // A priced card also reads as a linked heading; only entries that are not cards are teasers.
+    const cardKeys = new Set<string | undefined>(cards.flatMap((c) => [c.fields.url?.value, c.fields.title?.value]));
+    cardKeys.delete(undefined);
+    const teasers = run(articleListExtractor).filter((a) => !cardKeys.has(a.fields.url?.value) && !cardKeys.has(a.fields.title?.value));
+    evidence.heuristics = { pricedCards: cards.length, articleEntries: teasers.length };
+    evidence.articleBody = safely(() => hasArticleBody(page), false);
+  } else {
+    const reason = decided
+      ? 'the page was classified from its markup, without guessing from repeated elements'
+      : 'the visible page shows one product with its buy button; repeated elements would be other products';
+    skipped.push({ source: 'product-cards', reason }, { source: 'article-list', reason });
+  }
+  const verdict = classifyPage(evidence);
+  // The visible page still completes the product when markup decided the page is one.
+  if (verdict.type === 'product' && !found.has('visible')) readVisibleNow();
+
+  const dropped: PageExplanation['dropped'] = [];
+  const groups = assemble(verdict, { found, structuredGroups, main: main?.group ?? null, pageScope: [...(found.get('opengraph') ?? []), ...(found.get('meta') ?? [])], selectorItems, dropped });
+  const merged = groups.flatMap((group) => {
+    const result = mergeGroup(group, explain);
+    return result === null ? [] : [result];
+  });
+  const items = dedupe(merged);
+  const result: ExtractionResult = {
+    page_type: verdict.type,
+    extractor: items[0]?.item.provenance.title?.source ?? null,
+    items: items.map((m) => m.item),
+    nextUrl: safely(() => findNextUrl(page), null),
+  };
+  if (explain) {
+    result.explanation = {
+      page_type: verdict,
+      candidates: describeCandidates(found),
+      skipped,
+      dropped,
+      items: items.flatMap((m) => (m.explained === undefined ? [] : [m.explained])),
+      timings_ms: { parse: round(parsed - started), extract: round(performance.now() - parsed) },
+    };
+  }
+  return result;
+}
+
+interface Found {
+  found: ReadonlyMap<Source, Candidate[]>;
+  structuredGroups: Candidate[][];
+  main: Candidate[] | null;
+  pageScope: Candidate[];
+  selectorItems: Candidate[];
+  dropped: PageExplanation['dropped'];
+}
+
+/** The candidate groups that become the page's items, for its type. */
+function assemble(verdict: PageVerdict, f: Found): Candidate[][] {
+  const all = (source: Source) => f.found.get(source) ?? [];
+  const dropAll = (source: Source, reason: string) => {
+    const count = all(source).length;
+    if (count > 0) f.dropped.push({ source, count, reason });
+  };
+  switch (verdict.type) {
+    case 'product': {
+      if (f.selectorItems.length > 0) return enrich(f.selectorItems, f, 'selectors');
+      // The page's own product: its structured main (every source that describes it) and what the page says of itself.
+      const group = [...(f.main ?? []), ...f.pageScope, ...all('visible')];
+      for (const source of STRUCTURED) {
+        const others = f.structuredGroups.filter((g) => g !== f.main).flat().filter((c) => c.source === source).length;
+        if (others > 0) f.dropped.push({ source, count: others, reason: "structured products other than the page's own (related, accessories)" });
+      }
+      dropAll('product-cards', "cards on a product page are other products (related items, carousels)");
+      dropAll('article-list', 'entries on a product page are not the product');
+      return group.length === 0 ? [] : [group];
+    }
+    case 'listing': {
+      if (f.selectorItems.length > 0) return enrich(f.selectorItems, f, 'selectors');
+      const itemSources: Source[] = ['json-ld', 'microdata', 'rdfa', 'books-listing', 'product-cards'];
+      const priced = itemSources.find((s) => all(s).some((c) => c.fields.price !== undefined));
+      const base = priced ?? itemSources.find((s) => all(s).length > 0) ?? 'article-list';
+      return enrich(all(base), f, base);
+    }
+    case 'article':
+    case 'article-list': {
+      // Only what the page marks up as products carries a price here; teasers are articles.
+      const products = f.structuredGroups.filter((g) => g.some((c) => c.fields.price !== undefined));
+      dropAll('product-cards', 'prices on an article or news page are not products unless marked up as such');
+      if (verdict.type === 'article') dropAll('article-list', 'links inside one article are not a list of articles');
+      return [...products, ...(verdict.type === 'article-list' ? all('article-list').map((c) => [c]) : [])];
+    }
+    case 'none':
+      return [];
+  }
+}
+
+/**
+ * Items of the base source, each joined by what other sources say of the same product (same URL,
+ * SKU or title), so a listing's JSON-LD can lend its SKUs to the cards' prices and vice versa.
+ */
+function enrich(base: Candidate[], f: Found, baseSource: Source): Candidate[][] {
+  const others: Candidate[] = [];
+  for (const source of TRUST) {
+    if (source === baseSource || source === 'visible' || source === 'opengraph' || source === 'meta') continue;
+    others.push(...(f.found.get(source) ?? []));
+  }
+  if (others.length === 0) return base.map((c) => [c]);
+  const groups = groupByIdentity([...base, ...others]);
+  const baseSet = new Set(base);
+  const kept = groups.filter((g) => g.some((c) => baseSet.has(c)));
+  const left = others.filter((c) => !kept.some((g) => g.includes(c)));
+  const bySource = new Map<Source, number>();
+  for (const c of left) bySource.set(c.source, (bySource.get(c.source) ?? 0) + 1);
+  for (const [source, count] of bySource) f.dropped.push({ source, count, reason: `not among the ${baseSource} items` });
+  // Base order: the page's own order of its items.
+  return kept.sort((a, b) => base.indexOf(a.find((c) => baseSet.has(c))!) - base.indexOf(b.find((c) => baseSet.has(c))!));
+}
+
+/** One item per product: a listing that repeats a product (same URL and title) keeps the first. */
+function dedupe(merged: Merged[]): Merged[] {
+  const seen = new Set<string>();
+  return merged.filter(({ item }) => {
+    const key = `${item.url ?? ''}\u0000${item.title}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+function describeCandidates(found: ReadonlyMap<Source, Candidate[]>): PageExplanation['candidates'] {
+  const out: PageExplanation['candidates'] = {};
+  for (const source of TRUST) {
+    const candidates = found.get(source);
+    if (candidates === undefined || candidates.length === 0) continue;
+    out[source] = candidates.map((c) => {
+      const fields: Partial<ItemFields> = {};
+      for (const [name, located] of Object.entries(c.fields)) (fields as Record<string, unknown>)[name] = located?.value;
+      return { locator: c.locator, scope: c.scope, ...(c.main ? { main: true } : {}), fields };
+    });
+  }
+  return out;
+}
+
+/** The page's main heading: its first non-empty h1 outside navigation. */
+function mainHeading(page: Page): Element | null {
+  return page.elements.find((el) => el.name === 'h1' && !page.chrome.has(el) && visibleText(el) !== '') ?? null;
+}
+
+/**
+ * A long article body: an <article> with 150+ words of paragraphs, or 250+ words of paragraphs
+ * on a page that names an author or a publication date outside its reviews and comments.
+ */
+function hasArticleBody(page: Page): boolean {
+  let pageWords = 0;
+  let dated = false;
+  for (const el of page.elements) {
+    if (page.chrome.has(el)) continue;
+    if (el.name === 'article' && !/product/i.test(el.attribs['class'] ?? '') && paragraphWords(el) >= 150) return true;
+    if (el.name === 'p') pageWords += words(visibleText(el));
+    const byline = el.attribs['rel'] === 'author' || el.attribs['itemprop'] === 'author' || /(?:^|[\s_-])(?:byline|author)(?:$|[\s_-])/i.test(el.attribs['class'] ?? '');
+    if ((byline || (el.name === 'time' && el.attribs['datetime'] !== undefined)) && !inReviews(el)) dated = true;
+  }
+  return dated && pageWords >= 250;
+}
+
+function paragraphWords(article: Element): number {
+  let count = 0;
+  const stack: Element[] = [article];
+  while (stack.length > 0) {
+    const el = stack.pop()!;
+    if (el.name === 'p') {
+      count += words(visibleText(el));
+      continue;
+    }
+    for (const child of el.children) if (isElement(child)) stack.push(child);
+  }
+  return count;
+}
+
+function inReviews(el: Element): boolean {
+  for (let current = el.parent; current !== null; current = current.parent) {
+    if (isElement(current) && /review|comment|rating|testimonial/i.test(`${current.attribs['class'] ?? ''} ${current.attribs['id'] ?? ''}`)) return true;
+  }
+  return false;
+}
+
+function words(text: string): number {
+  return text === '' ? 0 : text.split(' ').length;
 }
 
 function safely<T>(run: () => T, fallback: T): T {
@@ -58,16 +282,43 @@ function safely<T>(run: () => T, fallback: T): T {
   }
 }
 
-/** The page's "next" link, absolute and http(s); never the page itself, which would loop a crawl. */
-export function findNextUrl($: CheerioAPI, pageUrl: string): string | null {
-  const current = withoutHash(pageUrl);
-  for (const selector of NEXT_LINK_SELECTORS) {
-    for (const el of $(selector).toArray().filter(isElement)) {
-      const url = absoluteUrl(el.attribs['href'], pageUrl);
-      if (url !== null && withoutHash(url) !== current) return url;
+function round(ms: number): number {
+  return Math.round(ms * 100) / 100;
+}
+
+/**
+ * The page's "next" link, absolute and http(s); never the page itself, which would loop a crawl.
+ * In order of trust: a link inside `li.next` (the common pager), `a[rel~=next]`, `link[rel~=next]`.
+ * One walk of the elements: three CSS queries over a whole page cost more than its extraction.
+ */
+function findNextUrl(page: Page): string | null {
+  const current = withoutHash(page.url);
+  const pager: Element[] = [];
+  const relAnchors: Element[] = [];
+  const relLinks: Element[] = [];
+  const isNext = (el: Element, attr: string) => /(?:^|\s)next(?:\s|$)/i.test(el.attribs[attr] ?? '');
+  const hasPagerLi = page.elements.some((el) => el.name === 'li' && isNext(el, 'class'));
+  for (const el of page.elements) {
+    if (el.attribs['href'] === undefined) continue;
+    if (el.name === 'a') {
+      if (hasPagerLi && insidePagerItem(el, isNext)) pager.push(el);
+      if (isNext(el, 'rel')) relAnchors.push(el);
+    } else if (el.name === 'link' && isNext(el, 'rel')) {
+      relLinks.push(el);
     }
   }
+  for (const el of [...pager, ...relAnchors, ...relLinks]) {
+    const url = absoluteUrl(el.attribs['href'], page.url);
+    if (url !== null && withoutHash(url) !== current) return url;
+  }
   return null;
+}
+
+function insidePagerItem(el: Element, isNext: (el: Element, attr: string) => boolean): boolean {
+  for (let current = el.parent; current !== null; current = current.parent) {
+    if (isElement(current) && current.name === 'li' && isNext(current, 'class')) return true;
+  }
+  return false;
 }
 
 function withoutHash(url: string): string {

@@ -1,32 +1,42 @@
-// Extracts schema.org Products (directly, in @graph, in ItemLists, behind Offers) from <script type="application/ld+json"> blocks.
-import type { CheerioAPI } from 'cheerio';
-import { absoluteUrl, decodeEntities, priceFromData } from './dom-helpers.js';
-import type { ExtractContext, ExtractedItem, Extractor } from './types.js';
+// Reads <script type="application/ld+json"> blocks into schema.org items (with @id references resolved).
+import type { Element } from 'domhandler';
+import { decodeEntities } from './dom-helpers.js';
+import type { Page } from './page.js';
+import { readSchemaOrg, type SdoNode, type SdoReading, type SdoValue } from './schema-org.js';
+import type { Candidate, Extractor } from './types.js';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
 
-/** Types that describe a thing one can buy; a Book or Vehicle counts when it carries offers. */
-const PRODUCT_TYPES: ReadonlySet<string> = new Set(['product', 'productgroup', 'productmodel', 'individualproduct', 'someproducts']);
-const OFFERED_TYPES: ReadonlySet<string> = new Set(['book', 'vehicle', 'car', 'creativework', 'service', 'event']);
-
 /** Bounds the walk: real pages nest a few levels; hostile ones could nest thousands. */
-const MAX_DEPTH = 12;
+const MAX_DEPTH = 16;
+/** Objects converted per page at most; a hostile block could hold millions. */
+const MAX_NODES = 20_000;
 
 export const jsonLdExtractor: Extractor = {
-  name: 'json-ld',
-  extract({ $, pageUrl }: ExtractContext): ExtractedItem[] {
-    return scriptBlocks($)
-      .map(parseBlock)
-      .flatMap((data) => (data === undefined ? [] : itemsIn(data, pageUrl, 0)));
+  source: 'json-ld',
+  extract(page: Page): Candidate[] {
+    return readJsonLd(page).candidates;
   },
 };
 
-function scriptBlocks($: CheerioAPI): string[] {
-  return $('script')
-    .toArray()
-    .filter((el) => /ld\+json/i.test(el.attribs['type'] ?? ''))
-    .map((el) => el.children.map((child) => ('data' in child ? child.data : '')).join(''));
+/** The page's JSON-LD as the classifier and the merge step see it. */
+export function readJsonLd(page: Page): SdoReading {
+  const roots: SdoNode[] = [];
+  const budget = { nodes: MAX_NODES };
+  scriptBlocks(page).forEach((raw, block) => {
+    const data = parseBlock(raw);
+    if (data === undefined) return;
+    const converter = createConverter(data, `ld+json[${block}] $`, budget);
+    for (const node of converter.roots()) roots.push(node);
+  });
+  return readSchemaOrg(roots, 'json-ld', page.url);
+}
+
+function scriptBlocks(page: Page): string[] {
+  return page.elements
+    .filter((el) => el.name === 'script' && /ld\+json/i.test(el.attribs['type'] ?? ''))
+    .map((el: Element) => el.children.map((child) => ('data' in child ? child.data : '')).join(''));
 }
 
 /**
@@ -59,100 +69,72 @@ function stripClosingWrapper(text: string): string {
   return rest.trim();
 }
 
-function itemsIn(node: Json, pageUrl: string, depth: number): ExtractedItem[] {
-  if (depth > MAX_DEPTH || node === null || typeof node !== 'object') return [];
-  if (Array.isArray(node)) return node.flatMap((child) => itemsIn(child, pageUrl, depth + 1));
-  const types = typesOf(node);
-  if (types.some((t) => PRODUCT_TYPES.has(t)) || (types.some((t) => OFFERED_TYPES.has(t)) && node['offers'] !== undefined)) {
-    const item = productItem(node, pageUrl, null);
-    return item === null ? [] : [item];
-  }
-  if (types.includes('offer') && isObject(node['itemOffered'])) {
-    const item = productItem(node['itemOffered'], pageUrl, node);
-    return item === null ? [] : [item];
-  }
-  if (types.includes('itemlist') || types.includes('offercatalog')) {
-    return asArray(node['itemListElement'] ?? null).flatMap((entry) => listEntryItems(entry, pageUrl, depth + 1));
-  }
-  // Containers that commonly hold the products: a graph, a page's main entity.
-  return ['@graph', 'mainEntity', 'about'].flatMap((key) => itemsIn(node[key] ?? null, pageUrl, depth + 1));
-}
+/**
+ * Converts one block to schema.org nodes. Objects that carry an @id are indexed first, so a
+ * reference (`"mainEntity": {"@id": "#product"}`) becomes the node defined elsewhere in the block,
+ * keeping that node's own path as its locator.
+ */
+function createConverter(data: Json, base: string, budget: { nodes: number }) {
+  const defined = new Map<string, { object: JsonObject; path: string }>();
+  const index = (value: Json, path: string, depth: number): void => {
+    if (depth > MAX_DEPTH || value === null || typeof value !== 'object') return;
+    if (Array.isArray(value)) {
+      value.forEach((item, i) => index(item, `${path}[${i}]`, depth + 1));
+      return;
+    }
+    const id = value['@id'];
+    if (typeof id === 'string' && value['@type'] !== undefined && !defined.has(id)) defined.set(id, { object: value, path });
+    for (const [key, child] of Object.entries(value)) index(child, `${path}.${key}`, depth + 1);
+  };
+  index(data, base, 0);
 
-/** A ListItem holds its product in `item`, or is itself just a named link. */
-function listEntryItems(entry: Json, pageUrl: string, depth: number): ExtractedItem[] {
-  if (!isObject(entry)) return [];
-  if (!typesOf(entry).includes('listitem')) return itemsIn(entry, pageUrl, depth);
-  const inner = entry['item'];
-  if (isObject(inner)) {
-    const found = itemsIn(inner, pageUrl, depth + 1);
-    if (found.length > 0) return found;
-    return linkItem(inner, pageUrl) ?? linkItem(entry, pageUrl) ?? [];
-  }
-  const withUrl = typeof inner === 'string' ? { ...entry, url: inner } : entry;
-  return linkItem(withUrl, pageUrl) ?? [];
-}
-
-function linkItem(node: JsonObject, pageUrl: string): ExtractedItem[] | null {
-  const title = text(node['name']);
-  if (title === '') return null;
-  return [{ title, price_text: null, price: null, currency: null, url: urlOf(node, pageUrl), description: text(node['description']) || null }];
-}
-
-/** `offer` is the Offer the product was found under, when it was found that way round. */
-function productItem(product: JsonObject, pageUrl: string, offer: JsonObject | null): ExtractedItem | null {
-  const title = text(product['name']);
-  if (title === '') return null;
-  const chosen = offer ?? firstPricedOffer(product['offers'] ?? null);
-  const spec = chosen !== null && isObject(chosen['priceSpecification']) ? chosen['priceSpecification'] : null;
-  const amount = chosen?.['price'] ?? chosen?.['lowPrice'] ?? spec?.['price'] ?? null;
-  const currency = chosen?.['priceCurrency'] ?? spec?.['priceCurrency'] ?? null;
+  const built = new Map<JsonObject, SdoNode>();
+  const toNode = (object: JsonObject, path: string, depth: number): SdoNode => {
+    const known = built.get(object);
+    if (known !== undefined) return known;
+    const node: SdoNode = { kind: 'node', types: typesOf(object), props: new Map(), locator: path };
+    built.set(object, node); // before the properties: a reference cycle finds the node, not a loop
+    if (depth > MAX_DEPTH || --budget.nodes < 0) return node;
+    for (const [key, value] of Object.entries(object)) {
+      if (key === '@type' || key === '@context') continue;
+      const name = key.startsWith('@') ? key : localName(key);
+      const values = Array.isArray(value)
+        ? value.flatMap((item, i) => toValues(item, `${path}.${key}[${i}]`, depth + 1))
+        : toValues(value, `${path}.${key}`, depth + 1);
+      if (values.length > 0) node.props.set(name, [...(node.props.get(name) ?? []), ...values]);
+    }
+    return node;
+  };
+  const toValues = (value: Json, path: string, depth: number): SdoValue[] => {
+    if (value === null) return [];
+    if (typeof value === 'string') return [{ kind: 'text', value: decodeEntities(value), locator: path }];
+    if (typeof value === 'number') return Number.isFinite(value) ? [{ kind: 'text', value: String(value), locator: path }] : [];
+    if (typeof value === 'boolean') return [{ kind: 'text', value: String(value), locator: path }];
+    if (Array.isArray(value)) return value.flatMap((item, i) => toValues(item, `${path}[${i}]`, depth + 1));
+    if ('@value' in value) return toValues(value['@value'] ?? null, `${path}.@value`, depth + 1);
+    const id = value['@id'];
+    if (typeof id === 'string' && value['@type'] === undefined && Object.keys(value).length <= 2) {
+      const target = defined.get(id);
+      if (target !== undefined) return [toNode(target.object, target.path, depth)];
+      return [{ kind: 'text', value: id, locator: `${path}.@id` }];
+    }
+    return [toNode(value, path, depth)];
+  };
   return {
-    title,
-    ...priceFromData(amount, currency),
-    url: urlOf(product, pageUrl) ?? (chosen === null ? null : absoluteUrl(text(chosen['url']), pageUrl)),
-    description: text(product['description']) || null,
+    roots(): SdoNode[] {
+      const values = toValues(data, base, 0);
+      return values.filter((v): v is SdoNode => v.kind === 'node');
+    },
   };
 }
 
-/** The first offer that states a price; an AggregateOffer states lowPrice ("from"). */
-function firstPricedOffer(offers: Json): JsonObject | null {
-  const candidates = asArray(offers).filter(isObject);
-  const priced = candidates.find((o) => o['price'] !== undefined || o['lowPrice'] !== undefined || isObject(o['priceSpecification']));
-  return priced ?? candidates[0] ?? null;
+/** "@type" may be a string, an array, or a full IRI like "http://schema.org/Product". */
+function typesOf(object: JsonObject): string[] {
+  const raw = object['@type'];
+  const list = Array.isArray(raw) ? raw : raw === undefined ? [] : [raw];
+  return list.filter((t): t is string => typeof t === 'string').map((t) => localName(t).toLowerCase());
 }
 
-/**
- * `url`, else an `@id` that is a real address, made absolute. An @id's fragment only names the
- * node ("…/mug/#product"); the page is the part before it.
- */
-function urlOf(node: JsonObject, pageUrl: string): string | null {
-  const url = absoluteUrl(text(node['url']), pageUrl);
-  if (url !== null) return url;
-  const id = absoluteUrl(text(node['@id']), pageUrl);
-  return id === null ? null : id.replace(/#.*$/, '');
-}
-
-function typesOf(node: JsonObject): string[] {
-  // "@type" may be a string, an array, or a full IRI like "http://schema.org/Product".
-  return asArray(node['@type'] ?? null)
-    .filter((t): t is string => typeof t === 'string')
-    .map((t) => t.replace(/^.*[/#:]/, '').toLowerCase());
-}
-
-/** Text of a JSON-LD value (entities decoded: CMSs escape names for HTML): a string, a number, a {"@value"} object, or the first of a list. */
-function text(value: Json | undefined): string {
-  if (typeof value === 'string') return decodeEntities(value).trim();
-  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-  if (Array.isArray(value)) return value.length > 0 ? text(value[0]) : '';
-  if (isObject(value)) return text(value['@value'] ?? value['name']);
-  return '';
-}
-
-function asArray(value: Json): Json[] {
-  if (value === null) return [];
-  return Array.isArray(value) ? value : [value];
-}
-
-function isObject(value: Json | undefined): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+function localName(iri: string): string {
+  return iri.replace(/^.*[/#:]/, '');
 }

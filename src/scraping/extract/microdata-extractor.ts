@@ -1,86 +1,99 @@
-// Extracts schema.org Products marked up with HTML microdata (itemscope/itemtype/itemprop), offers nested or flat.
-import type { CheerioAPI } from 'cheerio';
-import type { Element } from 'domhandler';
-import { absoluteUrl, isElement, priceFromData, priceFromText, visibleText } from './dom-helpers.js';
-import type { ExtractContext, ExtractedItem, Extractor } from './types.js';
+// Reads HTML microdata (itemscope/itemtype/itemprop, itemref) into schema.org items.
+import type { AnyNode, Element } from 'domhandler';
+import { isElement } from './dom-helpers.js';
+import type { Page } from './page.js';
+import { markupValue, readSchemaOrg, type SdoNode, type SdoReading, type SdoValue } from './schema-org.js';
+import type { Candidate, Extractor } from './types.js';
 
-/** More product scopes than any real page has; each costs a walk of its subtree, so hostile nesting is cut off. */
-const MAX_PRODUCTS = 2000;
-
-const PRODUCT_TYPE = /(?:^|[/#])(?:Product|ProductGroup|ProductModel|IndividualProduct)$/i;
+/** Item scopes read per page at most; each costs a walk of its subtree. */
+const MAX_ITEMS = 5000;
 
 export const microdataExtractor: Extractor = {
-  name: 'microdata',
-  extract({ $, pageUrl }: ExtractContext): ExtractedItem[] {
-    return $('[itemscope][itemtype]')
-      .toArray()
-      .filter((el) => isProduct(el) && !isPropertyOfProduct(el))
-      .slice(0, MAX_PRODUCTS)
-      .flatMap((el) => {
-        const item = productItem($, el, pageUrl);
-        return item === null ? [] : [item];
-      });
+  source: 'microdata',
+  extract(page: Page): Candidate[] {
+    return readMicrodata(page).candidates;
   },
 };
 
-function isProduct(el: Element): boolean {
-  return (el.attribs['itemtype'] ?? '').split(/\s+/).some((type) => PRODUCT_TYPE.test(type));
-}
-
-/** A product nested as a property of another product (isRelatedTo, isAccessoryOrSparePartFor) is not a listing item. */
-function isPropertyOfProduct(el: Element): boolean {
-  if (el.attribs['itemprop'] === undefined) return false;
-  for (let current = el.parent; current !== null; current = current.parent) {
-    if (isElement(current) && current.attribs['itemscope'] !== undefined) return isProduct(current);
+export function readMicrodata(page: Page): SdoReading {
+  const scopes = page.elements.filter((el) => el.attribs['itemscope'] !== undefined).slice(0, MAX_ITEMS);
+  if (scopes.length === 0) return readSchemaOrg([], 'microdata', page.url);
+  const byId = new Map<string, Element>();
+  for (const el of page.elements) {
+    const id = el.attribs['id'];
+    if (id !== undefined && !byId.has(id)) byId.set(id, el);
   }
-  return false;
-}
-
-function productItem($: CheerioAPI, scope: Element, pageUrl: string): ExtractedItem | null {
-  const props = ownProperties($, scope);
-  const nameEl = props.get('name');
-  const title = textValue(nameEl);
-  if (title === '') return null;
-  const offer = props.get('offers');
-  const offerProps = offer !== undefined && offer.attribs['itemscope'] !== undefined ? ownProperties($, offer) : new Map<string, Element>();
-  const priceEl = offerProps.get('price') ?? offerProps.get('lowPrice') ?? props.get('price') ?? props.get('lowPrice');
-  const currencyEl = offerProps.get('priceCurrency') ?? props.get('priceCurrency');
-  return {
-    title,
-    ...priceFields(priceEl, currencyEl === undefined ? null : textValue(currencyEl)),
-    // Shops often link the name instead of marking a url property.
-    url: urlValue(props.get('url'), pageUrl) ?? urlValue(offerProps.get('url'), pageUrl) ?? linkAround($, nameEl, pageUrl),
-    description: textValue(props.get('description')) || null,
-  };
-}
-
-/**
- * Shows the price as written (the element's text, e.g. "$1,299.99") but takes the amount from the
- * machine-readable `content` attribute when there is one, since that is unambiguous ("1299.99").
- */
-function priceFields(priceEl: Element | undefined, currency: string | null): Pick<ExtractedItem, 'price_text' | 'price' | 'currency'> {
-  if (priceEl === undefined) return priceFromData(null, currency);
-  const shown = visibleText(priceEl);
-  const content = priceEl.attribs['content'];
-  if (content === undefined) return priceFromData(shown, currency);
-  const fromContent = priceFromData(content, currency);
-  const currencyShown = priceFromText(shown).currency;
-  return { ...fromContent, price_text: shown || fromContent.price_text, currency: fromContent.currency ?? currencyShown };
-}
-
-/**
- * The first element for each itemprop that belongs to `scope` itself, not to an item nested in it.
- * An element that is both itemprop and itemscope (offers) is a property of the outer scope.
- */
-function ownProperties($: CheerioAPI, scope: Element): Map<string, Element> {
-  const props = new Map<string, Element>();
-  for (const el of $(scope).find('[itemprop]').toArray()) {
-    if (nearestScope(el) !== scope) continue;
-    for (const name of (el.attribs['itemprop'] ?? '').split(/\s+/)) {
-      if (name !== '' && !props.has(name)) props.set(name, el);
+  const built = new Map<Element, SdoNode>();
+  const toNode = (scope: Element): SdoNode => {
+    const known = built.get(scope);
+    if (known !== undefined) return known;
+    const node: SdoNode = { kind: 'node', types: typesOf(scope), props: new Map(), locator: page.cssPath(scope) };
+    built.set(scope, node); // before the properties: an itemref cycle finds the node, not a loop
+    let nameEl: Element | undefined;
+    for (const el of propertyElements(scope, byId)) {
+      const value: SdoValue = el.attribs['itemscope'] !== undefined ? toNode(el) : textValue(el, page);
+      for (const name of (el.attribs['itemprop'] ?? '').split(/\s+/)) {
+        if (name === '') continue;
+        const key = name.replace(/^.*[/#]/, '');
+        if (key === 'name') nameEl ??= el;
+        node.props.set(key, [...(node.props.get(key) ?? []), value]);
+      }
     }
+    // Shops often link the name instead of marking a url property.
+    const link = node.props.has('url') || nameEl === undefined ? undefined : linkAround(nameEl, scope);
+    if (link !== undefined) node.props.set('url', [{ kind: 'text', value: link.attribs['href']!, locator: page.cssPath(link) }]);
+    return node;
+  };
+  // Top-level items are the scopes that are not some other item's property.
+  const roots = scopes.filter((el) => el.attribs['itemprop'] === undefined || nearestScope(el) === null).map(toNode);
+  return readSchemaOrg(roots, 'microdata', page.url);
+}
+
+function typesOf(scope: Element): string[] {
+  return (scope.attribs['itemtype'] ?? '')
+    .split(/\s+/)
+    .filter((t) => t !== '')
+    .map((t) => t.replace(/^.*[/#]/, '').toLowerCase());
+}
+
+/**
+ * The elements carrying this item's properties, in document order: its subtree and the subtrees of
+ * its itemref ids, not descending into nested items (a nested item is itself one property).
+ */
+function propertyElements(scope: Element, byId: ReadonlyMap<string, Element>): Element[] {
+  const found: Element[] = [];
+  const starts: AnyNode[] = [...scope.children];
+  for (const id of (scope.attribs['itemref'] ?? '').split(/\s+/)) {
+    const referenced = id === '' ? undefined : byId.get(id);
+    if (referenced !== undefined && referenced !== scope) starts.push(referenced);
   }
-  return props;
+  const stack = starts.reverse();
+  const seen = new Set<AnyNode>();
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (seen.has(node)) continue;
+    seen.add(node);
+    if (!isElement(node)) continue;
+    if (node.attribs['itemprop'] !== undefined) found.push(node);
+    if (node.attribs['itemscope'] !== undefined) continue;
+    for (let i = node.children.length - 1; i >= 0; i -= 1) stack.push(node.children[i]!);
+  }
+  return found;
+}
+
+/** The link around the name (up to the item's own element), or the first link inside it. */
+function linkAround(nameEl: Element, scope: Element): Element | undefined {
+  for (let current: AnyNode | null = nameEl; current !== null && current !== scope.parent; current = current.parent) {
+    if (isElement(current) && current.name === 'a' && current.attribs['href'] !== undefined) return current;
+  }
+  const stack: AnyNode[] = [...nameEl.children];
+  while (stack.length > 0) {
+    const node = stack.shift()!;
+    if (!isElement(node)) continue;
+    if (node.name === 'a' && node.attribs['href'] !== undefined) return node;
+    stack.push(...node.children);
+  }
+  return undefined;
 }
 
 function nearestScope(el: Element): Element | null {
@@ -90,26 +103,18 @@ function nearestScope(el: Element): Element | null {
   return null;
 }
 
-function linkAround($: CheerioAPI, el: Element | undefined, pageUrl: string): string | null {
-  if (el === undefined) return null;
-  const link = $(el).closest('a[href]').attr('href') ?? $(el).find('a[href]').first().attr('href');
-  return absoluteUrl(link, pageUrl);
-}
-
-/** A textual property's value: `content` (meta), a machine value (time, data), else the text. */
-function textValue(el: Element | undefined): string {
-  if (el === undefined) return '';
-  const attr = el.name === 'time' ? 'datetime' : el.name === 'data' || el.name === 'meter' ? 'value' : 'content';
-  return el.attribs[attr]?.trim() ?? visibleText(el);
-}
-
-/** A URL property's value per the microdata spec: href or src for links and media, else as text; made absolute. */
-function urlValue(el: Element | undefined, pageUrl: string): string | null {
-  if (el === undefined) return null;
-  const attr = URL_ATTRIBUTES.get(el.name);
-  return absoluteUrl(attr === undefined ? textValue(el) : el.attribs[attr], pageUrl);
-}
-
 const URL_ATTRIBUTES: ReadonlyMap<string, string> = new Map([
-  ['a', 'href'], ['area', 'href'], ['link', 'href'], ['img', 'src'], ['source', 'src'], ['iframe', 'src'], ['video', 'src'], ['audio', 'src'],
+  ['a', 'href'], ['area', 'href'], ['link', 'href'], ['img', 'src'], ['source', 'src'], ['iframe', 'src'], ['video', 'src'],
+  ['audio', 'src'], ['embed', 'src'], ['track', 'src'], ['object', 'data'],
 ]);
+
+/**
+ * A property's value per the microdata spec (href/src for links and media, datetime, value), with
+ * a `content` attribute winning on any element, as shops put it on spans.
+ */
+function textValue(el: Element, page: Page): SdoValue {
+  const attribute = el.attribs['content'] !== undefined ? 'content'
+    : URL_ATTRIBUTES.get(el.name)
+    ?? (el.name === 'time' ? 'datetime' : el.name === 'data' || el.name === 'meter' ? 'value' : undefined);
+  return markupValue(el, attribute, page.cssPath(el));
+}

@@ -1,8 +1,9 @@
 // Heuristic for shops without structured data: finds repeated "cards" (same tag and class) that each show a title and a price.
 import type { AnyNode, Element } from 'domhandler';
 import { parsePrice } from '../price.js';
-import { absoluteUrl, cleanText, closestWithin, descendants, hasAncestorWithin, isElement, pageChrome, priceFromText, subtreeSizes, visibleText } from './dom-helpers.js';
-import type { ExtractContext, ExtractedItem, Extractor } from './types.js';
+import { absoluteUrl, cleanText, closestWithin, descendants, hasAncestorWithin, isElement, priceFromText, textField, visibleText, withFields } from './dom-helpers.js';
+import type { Page } from './page.js';
+import type { Candidate, Extractor } from './types.js';
 
 /** Fewer than this many priced cards is a coincidence, not a listing. */
 const MIN_PRICED_CARDS = 2;
@@ -25,8 +26,8 @@ const WORK_BUDGET = 3_000_000;
 /** A loose price written as bare text must be short: a sentence that mentions "$5 billion" is not a price tag. */
 const MAX_LOOSE_PRICE_CHARS = 30;
 
-/** Link texts that are calls to action, never a product's name. */
-const ACTION_TEXT = /^(?:add to (?:cart|basket|bag)|buy(?: now)?|view(?: details)?|details|more(?: info)?|read more|shop now|quick view|select options|in stock|out of stock)$/i;
+/** Link texts that are calls to action, never a product's name ("View Details...", "Read more »"). */
+const ACTION_TEXT = /^(?:add to (?:cart|basket|bag)|buy(?: now)?|view(?: details| product| item)?|details|more(?: info| details)?|read more|learn more|see more|shop now|quick ?view|select options|choose options|in stock|out of stock|sold out)[\s.…»>→!]*$/i;
 
 const SKIPPED_TAGS: ReadonlySet<string> = new Set(['html', 'head', 'body', 'script', 'style', 'noscript', 'template', 'meta', 'link', 'br', 'img', 'svg', 'option']);
 
@@ -34,17 +35,15 @@ interface Group {
   depth: number;
   /** Document order of the group's first member, to break ties the same way every time. */
   order: number;
-  items: ExtractedItem[];
+  items: Candidate[];
   priced: number;
 }
 
 export const productCardsExtractor: Extractor = {
-  name: 'product-cards',
-  extract({ $, pageUrl }: ExtractContext): ExtractedItem[] {
-    const root = $.root().get(0);
-    if (root === undefined) return [];
-    const chrome = pageChrome(root);
-    const sizes = subtreeSizes(root);
+  source: 'product-cards',
+  extract(page: Page): Candidate[] {
+    const { root, chrome } = page;
+    const sizes = page.subtreeSizes;
     const analysed: Group[] = [];
     let budget = WORK_BUDGET;
     // Bigger groups first: when the budget runs out, what is left unexamined is least likely a listing.
@@ -52,7 +51,7 @@ export const productCardsExtractor: Extractor = {
       const cost = group.members.reduce((sum, el) => sum + (sizes.get(el) ?? 1), 0);
       if (cost > budget) continue;
       budget -= cost;
-      analysed.push(analyseGroup(group, pageUrl, chrome));
+      analysed.push(analyseGroup(group, page, chrome));
     }
     const best = bestGroup(analysed);
     return best?.items ?? [];
@@ -85,14 +84,14 @@ function signature(el: Element): string {
   return `${el.name}.${firstClass}`;
 }
 
-function analyseGroup(group: { depth: number; order: number; members: Element[] }, pageUrl: string, chrome: ReadonlySet<Element>): Group {
+function analyseGroup(group: { depth: number; order: number; members: Element[] }, page: Page, chrome: ReadonlySet<Element>): Group {
   const items = group.members
     .filter((el) => !chrome.has(el))
     .flatMap((el) => {
-      const item = cardItem(el, pageUrl);
+      const item = cardItem(el, page);
       return item === null ? [] : [item];
     });
-  return { depth: group.depth, order: group.order, items, priced: items.filter((item) => item.price !== null).length };
+  return { depth: group.depth, order: group.order, items, priced: items.filter((item) => item.fields.price !== undefined).length };
 }
 
 /**
@@ -106,24 +105,41 @@ function bestGroup(groups: Group[]): Group | null {
   return ranked[0] ?? null;
 }
 
-/** A card's item, or null when it lacks a title or anything in the place of a price. */
-function cardItem(card: Element, pageUrl: string): ExtractedItem | null {
+/** A card's candidate, or null when it lacks a title or anything in the place of a price. */
+function cardItem(card: Element, page: Page): Candidate | null {
   // One walk of the card serves every lookup below; CSS queries per card were the slow part on big listings.
   const inside = descendants(card);
   const priceEl = priceElement(card, inside);
-  const priceText = priceEl === null ? loosePriceText(card) : visibleText(priceEl) || priceEl.attribs['content'] || '';
+  const loose = priceEl === null ? loosePrice(card) : null;
+  const priceText = priceEl === null ? loose?.text ?? '' : visibleText(priceEl) || priceEl.attribs['content'] || '';
   if (priceText === '') return null;
   const titleEl = titleElement(card, inside, priceEl);
   if (titleEl === null) return null;
   const title = titleOf(titleEl);
   if (title === '' || title === priceText) return null;
   const description = inside.find((el) => DESCRIPTION_CLASS.test(el.attribs['class'] ?? ''));
-  return {
-    title,
-    ...priceFromText(priceText),
-    url: absoluteUrl(linkOf(card, inside, titleEl), pageUrl),
-    description: description === undefined ? null : visibleText(description) || null,
-  };
+  const link = linkOf(card, inside, titleEl);
+  const url = absoluteUrl(link?.attribs['href'], page.url);
+  const priceAt = priceEl ?? loose?.el ?? card;
+  const fields = priceFromText(priceText, page.cssPath(priceAt));
+  const stale = fields.price === undefined ? undefined : stalePrice(card, inside, fields.price.value);
+  withFields(fields, {
+    title: { value: title, locator: page.cssPath(titleEl) },
+    url: url === null || link === undefined ? undefined : { value: url, locator: `${page.cssPath(link)}[href]` },
+    description: description === undefined ? undefined : textField(visibleText(description), page.cssPath(description)),
+    list_price: stale === undefined ? undefined : { value: stale.amount, locator: page.cssPath(stale.el) },
+  });
+  return { source: 'product-cards', locator: page.cssPath(card), scope: 'item', fields };
+}
+
+/** A struck-through or "was" price higher than the current one: the list price beside a sale. */
+function stalePrice(card: Element, inside: Element[], current: number): { amount: number; el: Element } | undefined {
+  for (const el of inside) {
+    if (!(isPriceMarked(el) || STRUCK_TAGS.has(el.name)) || !isStalePrice(el, card)) continue;
+    const amount = parsePrice(visibleText(el))?.amount;
+    if (amount !== undefined && amount > current) return { amount, el };
+  }
+  return undefined;
 }
 
 const DESCRIPTION_CLASS = /desc|summary|excerpt/i;
@@ -164,18 +180,20 @@ function classWords(el: Element): string[] {
 const STRUCK_TAGS: ReadonlySet<string> = new Set(['del', 's', 'strike']);
 
 /** Without a price class: a short text node that reads as an amount with a currency ("USD 45", "¥3,000"). */
-function loosePriceText(card: Element): string {
+function loosePrice(card: Element): { text: string; el: Element } | null {
   const stack: AnyNode[] = [card];
   while (stack.length > 0) {
     const node = stack.pop()!;
     if (node.type === 'text') {
       const text = cleanText(node.data);
-      if (text.length > 0 && text.length <= MAX_LOOSE_PRICE_CHARS && parsePrice(text)?.currency) return text;
+      if (text.length > 0 && text.length <= MAX_LOOSE_PRICE_CHARS && parsePrice(text)?.currency) {
+        return { text, el: node.parent !== null && isElement(node.parent) ? node.parent : card };
+      }
     } else if (node.type === 'tag' && !STRUCK_TAGS.has(node.name)) {
       for (let i = node.children.length - 1; i >= 0; i -= 1) stack.push(node.children[i]!);
     }
   }
-  return '';
+  return null;
 }
 
 /** A heading, else something classed as a title or name, else a link whose text names something. */
@@ -203,9 +221,8 @@ function titleOf(titleEl: Element): string {
 }
 
 /** The title's own link (around or inside it), else the card's first link. */
-function linkOf(card: Element, inside: Element[], titleEl: Element): string | undefined {
-  const link = closestWithin(titleEl, card, isLink) ?? descendants(titleEl).find(isLink) ?? inside.find(isLink);
-  return link?.attribs['href'];
+function linkOf(card: Element, inside: Element[], titleEl: Element): Element | undefined {
+  return closestWithin(titleEl, card, isLink) ?? descendants(titleEl).find(isLink) ?? inside.find(isLink);
 }
 
 function isLink(el: Element): boolean {

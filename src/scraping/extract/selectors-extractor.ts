@@ -1,33 +1,39 @@
-// Extracts items with CSS selectors the caller supplied ({item, title, price, description?, link?}).
+// Reads items with CSS selectors the caller supplied ({item, title, price, description?, link?}).
 import type { Cheerio } from 'cheerio';
 import type { AnyNode, Element } from 'domhandler';
-import { absoluteUrl, isElement, priceFromText, visibleText } from './dom-helpers.js';
-import type { ExtractContext, ExtractedItem, Extractor, Selectors } from './types.js';
+import { absoluteUrl, isElement, priceFromText, textField, visibleText, withFields } from './dom-helpers.js';
+import type { Page } from './page.js';
+import type { Candidate, Extractor, Selectors } from './types.js';
 
 export const selectorsExtractor: Extractor = {
-  name: 'selectors',
-  extract({ $, pageUrl, selectors }: ExtractContext): ExtractedItem[] {
+  source: 'selectors',
+  extract(page: Page, selectors?: Selectors): Candidate[] {
     if (selectors === undefined) return [];
+    const { $ } = page;
     const items = tryFind(() => $(selectors.item))?.toArray().filter(isElement) ?? [];
-    return items.map((el) => itemFrom($(el), selectors, pageUrl));
+    // An item whose title selector finds nothing is no item: the caller's selectors then fall through to the other sources.
+    return items.flatMap((el): Candidate[] => {
+      const item = $(el);
+      const base = page.cssPath(el);
+      const titleEl = first(item, selectors.title);
+      const priceEl = first(item, selectors.price);
+      const descriptionEl = selectors.description ? first(item, selectors.description) : undefined;
+      const at = (selector: string | undefined) => (selector === undefined || selector.trim() === '' ? base : `${base} ${selector}`);
+      // Listing pages often truncate visible titles and keep the full one in the title attribute.
+      const title = textField(titleEl?.attr('title'), `${at(selectors.title)}[title]`) ?? textField(visibleText(titleEl?.get(0)), at(selectors.title));
+      // A price shown as an image or icon may carry its text in `content` (meta-like markup).
+      const priceText = visibleText(priceEl?.get(0)) || priceEl?.attr('content') || null;
+      const link = linkHref(item, titleEl, selectors.link);
+      const url = absoluteUrl(link, page.url);
+      const fields = withFields(priceFromText(priceText, at(selectors.price)), {
+        title,
+        url: url === null ? undefined : { value: url, locator: `${at(selectors.link ?? selectors.title)} [href]` },
+        description: descriptionEl === undefined ? undefined : textField(visibleText(descriptionEl.get(0)), at(selectors.description)),
+      });
+      return title === undefined ? [] : [{ source: 'selectors', locator: base, scope: 'item', fields }];
+    });
   },
 };
-
-function itemFrom(item: Cheerio<Element>, selectors: Selectors, pageUrl: string): ExtractedItem {
-  const titleEl = first(item, selectors.title);
-  const priceEl = first(item, selectors.price);
-  const descriptionEl = selectors.description ? first(item, selectors.description) : undefined;
-  // Listing pages often truncate visible titles and keep the full one in the title attribute.
-  const title = titleEl?.attr('title')?.trim() || visibleText(titleEl?.get(0));
-  // A price shown as an image or icon may carry its text in `content` (meta-like markup).
-  const priceText = visibleText(priceEl?.get(0)) || priceEl?.attr('content') || null;
-  return {
-    title,
-    ...priceFromText(priceText),
-    url: absoluteUrl(linkHref(item, titleEl, selectors.link), pageUrl),
-    description: descriptionEl ? visibleText(descriptionEl.get(0)) : null,
-  };
-}
 
 /**
  * The item's link: the `link` selector if given (its href, or the href of a link inside or around

@@ -1,0 +1,132 @@
+// The page classifier: from the evidence a page offers, decides what it is (one product, a listing, an article...) and says why.
+import type { PageType, PageVerdict } from './types.js';
+
+/** Everything the classifier weighs; plain data, so it can be tested with tables. */
+export interface PageEvidence {
+  /** The caller supplied CSS selectors and they matched items. */
+  selectorItems: number;
+  structured: {
+    /** Distinct products in JSON-LD, microdata and RDFa together. */
+    products: number;
+    priced: number;
+    /** Why one of them is the page's own product (mainEntity, its URL, the heading...), or null. */
+    main: string | null;
+    /** Entries of the largest ItemList or OfferCatalog. */
+    listEntries: number;
+    /** schema.org types seen outside products, lower-cased (article, newsarticle, review...). */
+    types: ReadonlySet<string>;
+  };
+  openGraph: { type: string | null; price: boolean };
+  /** Items of a known listing layout (the books site's product pods). */
+  layoutItems: number;
+  visible: {
+    heading: boolean;
+    /** This site's add-to-cart or buy controls, outside navigation and related-item strips. */
+    buyControls: number;
+    /** A price near the buy control or heading. */
+    price: boolean;
+    /** That price is marked as one (class, itemprop), not loose text. */
+    priceMarked: boolean;
+  };
+  /** Filled when cheaper evidence did not decide: repeated priced cards, article teasers. */
+  heuristics?: {
+    pricedCards: number;
+    articleEntries: number;
+  };
+  /** A long article body: an <article> (or the page) with many words, a byline or a publication date. */
+  articleBody: boolean;
+}
+
+const ARTICLE_TYPES: ReadonlySet<string> = new Set([
+  'article', 'newsarticle', 'blogposting', 'review', 'criticreview', 'reportagenewsarticle', 'opinionnewsarticle',
+  'analysisnewsarticle', 'backgroundnewsarticle', 'reviewnewsarticle', 'techarticle', 'scholarlyarticle', 'report',
+  'liveblogposting', 'socialmediaposting', 'newsmediaorganization',
+]);
+
+/** A page of this many purchase buttons is a listing of products, not one product. */
+const MAX_BUY_CONTROLS_ON_PRODUCT_PAGE = 2;
+
+/** True when the cheap evidence already decides, so the repeated-card heuristics need not run. */
+export function decidedWithoutHeuristics(e: PageEvidence): boolean {
+  return (
+    e.selectorItems > 0 ||
+    e.structured.main !== null ||
+    e.structured.priced >= 2 ||
+    e.structured.listEntries >= 2 ||
+    isOpenGraphProduct(e) ||
+    e.layoutItems > 0
+  );
+}
+
+/**
+ * True when the visible page alone makes it a product page (a heading, one buy box, a price beside
+ * it): whatever cards or teasers it also has are other products, so the heuristics need not run.
+ */
+export function decidedByVisiblePage(e: PageEvidence): boolean {
+  return e.visible.heading && e.visible.price && e.visible.buyControls > 0 && e.visible.buyControls <= MAX_BUY_CONTROLS_ON_PRODUCT_PAGE;
+}
+
+export function classifyPage(e: PageEvidence): PageVerdict {
+  const verdict = (type: PageType, ...reasons: string[]): PageVerdict => ({ type, reasons });
+  const { structured: s } = e;
+
+  if (e.selectorItems > 0) {
+    return verdict(e.selectorItems === 1 ? 'product' : 'listing', `your selectors matched ${e.selectorItems} item${e.selectorItems === 1 ? '' : 's'}`);
+  }
+  if (s.listEntries >= 2 && s.main === null) {
+    return verdict('listing', `structured data lists ${s.listEntries} items (ItemList)`);
+  }
+  if (s.main !== null) {
+    return verdict('product', `structured data marks up the page's product: ${s.main}`);
+  }
+  if (s.priced >= 2) {
+    return verdict('listing', `structured data marks up ${s.priced} priced products and none is the page's own`);
+  }
+  if (isOpenGraphProduct(e)) {
+    return verdict('product', e.openGraph.type !== null && /product/i.test(e.openGraph.type) ? `og:type is "${e.openGraph.type}"` : 'the page states product:price:amount');
+  }
+  if (e.layoutItems > 0) {
+    return verdict('listing', `a known listing layout with ${e.layoutItems} items (books product pods)`);
+  }
+
+  const cards = e.heuristics?.pricedCards ?? 0;
+  const teasers = e.heuristics?.articleEntries ?? 0;
+  const articleReasons = articleEvidence(e, cards, teasers);
+  const buying = e.visible.buyControls > 0;
+  if (articleReasons.length > 0 && !buying) {
+    // An article or news page yields no priced products unless it marks them up as products.
+    return teasers >= 2
+      ? verdict('article-list', ...articleReasons, 'no add-to-cart control on the page, so prices in it are not products for sale')
+      : verdict('article', ...articleReasons, 'no add-to-cart control on the page, so prices in it are not products for sale');
+  }
+  if (decidedByVisiblePage(e)) {
+    return verdict('product', 'one main heading, a buy control and a price beside it', ...(cards >= 2 ? [`the ${cards} priced cards elsewhere are other products (related items)`] : []));
+  }
+  if (cards >= 2) {
+    return verdict('listing', `${cards} repeated cards each show a title and a price`);
+  }
+  if (teasers >= 2) {
+    return verdict('article-list', `${teasers} repeated entries with linked headings`);
+  }
+  if (e.visible.heading && e.visible.price && e.visible.priceMarked && articleReasons.length === 0) {
+    return verdict('product', 'one main heading and a price marked as such beside it (no buy control)');
+  }
+  if (articleReasons.length > 0) return verdict('article', ...articleReasons);
+  if (s.products > 0) return verdict('product', 'structured data marks up a product without a price');
+  return verdict('none', 'no product markup, no priced product near a heading, no repeated priced cards, no article list');
+}
+
+function isOpenGraphProduct(e: PageEvidence): boolean {
+  return (e.openGraph.type !== null && /^(?:og:)?product/i.test(e.openGraph.type)) || e.openGraph.price;
+}
+
+/** Why the page reads as an article or a news page; empty when it does not. */
+function articleEvidence(e: PageEvidence, cards: number, teasers: number): string[] {
+  const reasons: string[] = [];
+  if (e.openGraph.type !== null && /^(?:og:)?article/i.test(e.openGraph.type)) reasons.push(`og:type is "${e.openGraph.type}"`);
+  const types = [...e.structured.types].filter((t) => ARTICLE_TYPES.has(t));
+  if (types.length > 0) reasons.push(`structured data describes ${types.join(', ')}`);
+  if (e.articleBody) reasons.push('a long article body with a byline or date');
+  if (teasers >= 2 && teasers >= cards) reasons.push(`${teasers} article teasers${cards > 0 ? ` outnumber ${cards} priced cards` : ''}`);
+  return reasons;
+}

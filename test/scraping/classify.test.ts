@@ -1,0 +1,109 @@
+// The page classifier as a table: evidence a page offers -> what the page is, and the reason given first.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { classifyPage, decidedWithoutHeuristics, type PageEvidence } from '../../src/scraping/extract/classify.js';
+import type { PageType } from '../../src/scraping/extract/types.js';
+
+/** A page with no evidence at all; each row says only what differs. */
+function page(overrides: {
+  selectorItems?: number;
+  structured?: Partial<PageEvidence['structured']>;
+  openGraph?: Partial<PageEvidence['openGraph']>;
+  layoutItems?: number;
+  visible?: Partial<PageEvidence['visible']>;
+  heuristics?: PageEvidence['heuristics'];
+  articleBody?: boolean;
+}): PageEvidence {
+  return {
+    selectorItems: overrides.selectorItems ?? 0,
+    structured: { products: 0, priced: 0, main: null, listEntries: 0, types: new Set(), ...overrides.structured },
+    openGraph: { type: null, price: false, ...overrides.openGraph },
+    layoutItems: overrides.layoutItems ?? 0,
+    visible: { heading: false, buyControls: 0, price: false, priceMarked: false, ...overrides.visible },
+    ...(overrides.heuristics === undefined ? {} : { heuristics: overrides.heuristics }),
+    articleBody: overrides.articleBody ?? false,
+  };
+}
+
+const productPage = { heading: true, buyControls: 1, price: true, priceMarked: true };
+
+const CASES: ReadonlyArray<readonly [name: string, evidence: PageEvidence, type: PageType, reason: RegExp]> = [
+  ['your selectors matched many items', page({ selectorItems: 12 }), 'listing', /your selectors matched 12 items/],
+  ['your selectors matched one item', page({ selectorItems: 1 }), 'product', /matched 1 item$/],
+  ['structured data names the main product', page({ structured: { products: 5, priced: 1, main: 'it is named the main entity of the page' } }), 'product', /main entity/],
+  ['an ItemList with no main product', page({ structured: { products: 20, priced: 20, listEntries: 20 } }), 'listing', /lists 20 items/],
+  ['several priced structured products, none the page\'s own', page({ structured: { products: 3, priced: 3 } }), 'listing', /3 priced products/],
+  ['og:type product', page({ openGraph: { type: 'product' } }), 'product', /og:type is "product"/],
+  ['og:type og:product.item', page({ openGraph: { type: 'og:product.item' } }), 'product', /og:type/],
+  ['only a product:price:amount tag', page({ openGraph: { price: true } }), 'product', /product:price:amount/],
+  ['the books layout', page({ layoutItems: 20 }), 'listing', /known listing layout/],
+  [
+    'a heading, a buy button and a price beside it, with a carousel of related cards',
+    page({ visible: productPage, heuristics: { pricedCards: 4, articleEntries: 0 } }),
+    'product',
+    /one main heading, a buy control and a price/,
+  ],
+  [
+    'many buy buttons (one per card) make a listing, not a product',
+    page({ visible: { ...productPage, buyControls: 8 }, heuristics: { pricedCards: 8, articleEntries: 0 } }),
+    'listing',
+    /8 repeated cards/,
+  ],
+  [
+    'a review: og:type article and a score box with a price, no buy button',
+    page({ openGraph: { type: 'article' }, structured: { types: new Set(['review', 'product']) }, visible: { heading: true, price: true, priceMarked: true }, articleBody: true }),
+    'article',
+    /og:type is "article"/,
+  ],
+  [
+    'a news front page: many teasers beside three subscription plan cards',
+    page({ openGraph: { type: 'website' }, visible: { heading: true }, heuristics: { pricedCards: 3, articleEntries: 9 } }),
+    'article-list',
+    /9 article teasers outnumber 3 priced cards/,
+  ],
+  [
+    'a shop listing with two blog teasers: the cards outnumber them',
+    page({ heuristics: { pricedCards: 12, articleEntries: 2 } }),
+    'listing',
+    /12 repeated cards/,
+  ],
+  ['a blog index', page({ heuristics: { pricedCards: 0, articleEntries: 6 } }), 'article-list', /6 article teasers/],
+  [
+    'a long article with a byline that mentions prices',
+    page({ visible: { heading: true, price: true }, articleBody: true, heuristics: { pricedCards: 0, articleEntries: 0 } }),
+    'article',
+    /a long article body/,
+  ],
+  [
+    'a product page without a buy button: a heading and a marked price',
+    page({ visible: { heading: true, price: true, priceMarked: true }, heuristics: { pricedCards: 0, articleEntries: 0 } }),
+    'product',
+    /no buy control/,
+  ],
+  [
+    'a heading and a loose amount in text is not enough',
+    page({ visible: { heading: true, price: true, priceMarked: false }, heuristics: { pricedCards: 0, articleEntries: 0 } }),
+    'none',
+    /no product markup/,
+  ],
+  ['structured data of a product without a price, nothing else', page({ structured: { products: 1 }, heuristics: { pricedCards: 0, articleEntries: 0 } }), 'product', /without a price/],
+  ['an empty page', page({ heuristics: { pricedCards: 0, articleEntries: 0 } }), 'none', /no product markup/],
+];
+
+describe('classifyPage', () => {
+  for (const [name, evidence, type, reason] of CASES) {
+    test(`${name} -> ${type}`, () => {
+      const verdict = classifyPage(evidence);
+      assert.equal(verdict.type, type, verdict.reasons.join('; '));
+      assert.match(verdict.reasons.join('; '), reason);
+    });
+  }
+
+  test('the heuristics run only when markup does not decide', () => {
+    assert.equal(decidedWithoutHeuristics(page({ layoutItems: 20 })), true);
+    assert.equal(decidedWithoutHeuristics(page({ openGraph: { type: 'product' } })), true);
+    assert.equal(decidedWithoutHeuristics(page({ structured: { main: 'it is the only marked-up product' } })), true);
+    assert.equal(decidedWithoutHeuristics(page({ openGraph: { type: 'article' } })), false, 'article or article list depends on the teasers');
+    assert.equal(decidedWithoutHeuristics(page({ visible: productPage })), false);
+  });
+});
