@@ -20,7 +20,16 @@ import { collectGarbage } from './inspector.js';
 import { childTreeMemory, rssMb, settle, type TreeMemory } from './memory.js';
 import { killAllChildrenNow, stopAllChildren } from './processes.js';
 import { mark, num, section, table, type TargetCheck } from './report.js';
-import { measureCrawl, measureDynamic, measureExtraction, type CrawlFigures, type DynamicFigures, type ExtractionFigures } from './scrape.js';
+import {
+  measureCrawl,
+  measureDynamic,
+  measureExtraction,
+  measurePageExtraction,
+  type CrawlFigures,
+  type DynamicFigures,
+  type ExtractionFigures,
+  type PageExtractionFigures,
+} from './scrape.js';
 import { productBody, sampleText } from './seed.js';
 import { ROOT, SERVICE_LOG_LEVEL, startAux, startCeiling, startMain, type Running } from './services.js';
 
@@ -114,7 +123,7 @@ interface Results {
   /** What one GET /products/1 answer carries besides its body, ours vs the ceiling. */
   responseHeaders?: { ours: HeaderSample; ceiling: HeaderSample };
   pgliteMemory?: { idle: MemoryReading; afterHttp: MemoryReading };
-  scrape: { crawls: CrawlFigures[]; extraction?: ExtractionFigures; dynamic?: DynamicFigures };
+  scrape: { crawls: CrawlFigures[]; extraction?: ExtractionFigures; page?: PageExtractionFigures; dynamic?: DynamicFigures };
   memory: { idle?: MemoryReading; afterHttp?: MemoryReading; beforeDynamic?: MemoryReading; afterColdDynamic?: MemoryReading; afterDynamic?: MemoryReading; health?: unknown };
   growth?: GrowthFigures;
   targets: TargetCheck[];
@@ -374,7 +383,12 @@ function render(results: Results): string {
     const extraction = ex === undefined
       ? ''
       : `\nFloor: the service's extract() alone over the ${ex.pages} pages (${ex.books} books), in the bench process, no fetch/store/log: ` +
-        `median ${num(ex.medianMs, 0)} ms, of which cheerio.load (parse5) ${num(ex.parseMedianMs, 0)} ms.`;
+        `median ${num(ex.medianMs, 0)} ms, of which cheerio.load (htmlparser2) ${num(ex.parseMedianMs, 0)} ms.`;
+    const pe = results.scrape.page;
+    const pageRow = pe === undefined
+      ? ''
+      : `\nOne real-world-sized product page (${num(pe.bytes / 1024, 0)} KB: mega menu, inline app state, 80 reviews, carousels; ` +
+        `classified ${pe.pageType}, ${pe.items} item): extraction median ${num(pe.medianMs, 1)} ms, p95 ${num(pe.p95Ms, 1)} ms over ${pe.runs} runs.`;
     const dynTable = dyn === undefined
       ? ''
       : '\n\n' +
@@ -390,7 +404,7 @@ function render(results: Results): string {
         'Scraping',
         `Local catalogue served by the bench (${s.catalogue.pages} pages x ${s.catalogue.perPage} books); ${s.crawlRuns} counted runs after one uncounted first run\n` +
           '(which creates the rows; the counted runs update them). The page renders its cards 300 ms after load, a floor under every dynamic scrape.',
-        crawlTable + extraction + dynTable,
+        crawlTable + extraction + pageRow + dynTable,
       ),
     );
   }
@@ -537,6 +551,8 @@ async function main(): Promise<number> {
     if (s.parts.has('scrape')) {
       log('extraction alone: the 50 catalogue pages parsed and extracted in this process');
       results.scrape.extraction = measureExtraction(s.catalogue, 5);
+      log('extraction alone: one real-world-sized product page, 50 runs');
+      results.scrape.page = measurePageExtraction(50);
       log(`crawl: demo {max_pages: 50} on the local catalogue, ${s.crawlRuns} runs`);
       results.scrape.crawls.push(await measureCrawl(main.url, 'demo {max_pages: 50}, no added latency', { max_pages: 50 }, s.crawlRuns, 1000));
       const slow = await startFixtureSite({ catalogue: s.catalogue, latencyMs: s.slowPageLatencyMs });

@@ -1,4 +1,5 @@
 // Scraping benches: a 50-page crawl of the local catalogue (static), and a script-rendered page through the browser.
+import { readFileSync } from 'node:fs';
 import { load } from 'cheerio';
 import { extract } from '../src/scraping/extract/index.js';
 import { renderCataloguePage, renderCataloguePageUnderCatalogue } from '../test/fixtures/books-catalogue.js';
@@ -150,4 +151,62 @@ export function measureExtraction(catalogue: { pages: number; perPage: number },
     parseMs.push(parseRound());
   }
   return { pages: pages.length, books, roundsMs, medianMs: median(roundsMs), parseMedianMs: median(parseMs) };
+}
+
+export interface PageExtractionFigures {
+  bytes: number;
+  runs: number;
+  medianMs: number;
+  p95Ms: number;
+  pageType: string;
+  items: number;
+}
+
+/**
+ * Extraction of one real-world-sized product page (~500 KB: the fixture shop's product page with
+ * the mega menu, inline app state, reviews and carousels real shops carry), in this process.
+ */
+export function measurePageExtraction(runs: number): PageExtractionFigures {
+  const html = realWorldSizedPage();
+  const url = 'http://127.0.0.1/products/cast-iron-casserole';
+  const first = extract(html, url);
+  if (first.page_type !== 'product' || first.items.length !== 1 || first.items[0]?.price !== 64) {
+    throw new Error(`the 500 KB page extracted to ${first.page_type} with ${first.items.length} items; expected its one product at 64`);
+  }
+  for (let i = 0; i < 5; i++) extract(html, url); // JIT warm-up
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const started = performance.now();
+    extract(html, url);
+    times.push(performance.now() - started);
+  }
+  const sorted = [...times].sort((a, b) => a - b);
+  return {
+    bytes: Buffer.byteLength(html),
+    runs,
+    medianMs: median(times),
+    p95Ms: sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.95))]!,
+    pageType: first.page_type,
+    items: first.items.length,
+  };
+}
+
+function realWorldSizedPage(): string {
+  const base = readFileSync(new URL('../test/fixtures/pages/product-page-carousel.html', import.meta.url), 'utf8');
+  const menu = Array.from({ length: 60 }, (_, c) =>
+    `<li class="mega-menu__column"><a class="mega-menu__heading" href="/collections/c${c}">Category ${c}</a><ul>${Array.from({ length: 25 }, (_, i) => `<li class="mega-menu__item"><a class="mega-menu__link link" href="/collections/c${c}/s${i}" data-track="menu-${c}-${i}">Subcategory ${c}.${i} <span class="badge">new</span></a></li>`).join('')}</ul></li>`,
+  ).join('');
+  const state = JSON.stringify({
+    products: Array.from({ length: 800 }, (_, i) => ({ id: 7000 + i, handle: `product-${i}`, title: `Product ${i}`, variants: [{ id: 90000 + i, price: 1000 + i, sku: `SKU-${i}`, available: i % 3 !== 0 }], tags: ['kitchen', 'cookware', `tag-${i % 17}`] })),
+  });
+  const reviews = Array.from({ length: 80 }, (_, i) =>
+    `<article class="review" data-review-id="${i}"><header class="review__header"><span class="review__author">Reviewer ${i}</span><time datetime="2024-0${(i % 9) + 1}-1${i % 9}">2024</time><span class="review__stars" aria-label="${(i % 5) + 1} out of 5 stars">★★★★★</span></header><p class="review__body">Used it ${i} times so far. The enamel is holding up, the lid is heavy and seals well, and it goes from hob to oven without fuss. Paid full price and would again.</p></article>`,
+  ).join('');
+  const cards = Array.from({ length: 24 }, (_, i) =>
+    `<li class="grid__item"><div class="card card--product"><a href="/products/extra-${i}" class="card__link"><img src="/img/extra-${i}.jpg" alt="" loading="lazy"><h3 class="card__heading">Extra product ${i}</h3></a><span class="price">£${(10 + i).toFixed(2)}</span></div></li>`,
+  ).join('');
+  return base
+    .replace('<body', `<script>window.__STATE__ = ${state};</script>\n<body`)
+    .replace('</header>', `<nav class="mega-menu" aria-label="All categories"><ul>${menu}</ul></nav></header>`)
+    .replace('</main>', `<section class="reviews-all">${reviews}</section><section class="related-products"><ul class="grid">${cards}</ul></section></main>`);
 }
