@@ -44,6 +44,16 @@ export interface Config {
   rateLimitScrapePerMinute: number;
   rateLimitWritesPerMinute: number;
   scrape: ScrapeSettings;
+  jobs: JobSettings;
+}
+
+export interface JobSettings {
+  /** The main service also runs workers (WORKERS=0: the API alone). */
+  runWorkers: boolean;
+  /** Jobs (and crawl pages) one worker process handles at once. */
+  workerConcurrency: number;
+  /** PostgreSQL schema of the job queue's own tables. */
+  queueSchema: string;
 }
 
 export class ConfigError extends Error {
@@ -122,8 +132,9 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1_048_576, 1_024, 104_857_600),
     apiKey: str(env, 'API_KEY'),
     corsOrigins: (str(env, 'CORS_ORIGINS') ?? '').split(',').map((o) => o.trim()).filter((o) => o !== ''),
-    rateLimitScrapePerMinute: int(env, 'RATE_LIMIT_SCRAPE_PER_MINUTE', 30, 0, 1_000_000),
-    rateLimitWritesPerMinute: int(env, 'RATE_LIMIT_WRITES_PER_MINUTE', 1_200, 0, 10_000_000),
+    // Off unless configured: a self-hosted service's owner must never meet a 429 from their own scripts.
+    rateLimitScrapePerMinute: int(env, 'RATE_LIMIT_SCRAPE_PER_MINUTE', 0, 0, 1_000_000),
+    rateLimitWritesPerMinute: int(env, 'RATE_LIMIT_WRITES_PER_MINUTE', 0, 0, 10_000_000),
     scrape: {
       timeoutMs: int(env, 'SCRAPE_TIMEOUT_MS', 15_000, 100, 120_000),
       maxBodyBytes: int(env, 'SCRAPE_MAX_BODY_BYTES', 5 * 1024 * 1024, 1_024, 104_857_600),
@@ -133,7 +144,18 @@ export function loadConfig(env: Env = process.env): Config {
       hostConcurrency: int(env, 'SCRAPE_HOST_CONCURRENCY', 8, 1, 32),
       globalConcurrency: int(env, 'SCRAPE_CONCURRENCY', 4, 1, 64),
     },
+    jobs: {
+      runWorkers: int(env, 'WORKERS', 1, 0, 1) === 1,
+      workerConcurrency: int(env, 'WORKER_CONCURRENCY', 4, 1, 64),
+      queueSchema: identifier(env, 'JOBS_SCHEMA', 'pgboss'),
+    },
   };
+}
+
+function identifier(env: Env, name: string, fallback: string): string {
+  const raw = str(env, name) ?? fallback;
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(raw)) throw new ConfigError(`${name} must be a lower-case SQL identifier, got "${raw}"`);
+  return raw;
 }
 
 /** Reads `.env` from the working directory into process.env (existing variables win). */

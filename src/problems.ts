@@ -29,6 +29,11 @@ export class HttpProblem extends Error {
   /** RFC 9457 extension members added to the body (e.g. explain's partial explanation). */
   readonly extensions: Record<string, unknown> = {};
 
+  /** Whether trying the same thing again later may succeed (a job retries only these). */
+  get retryable(): boolean {
+    return this.status >= 500 && this.status !== 501;
+  }
+
   constructor(
     status: number,
     slug: string,
@@ -92,8 +97,16 @@ export class BlockedTarget extends HttpProblem {
 
 /** An upstream answered with an error, garbage, a non-HTML or oversize body, or could not be reached. */
 export class UpstreamFailed extends HttpProblem {
-  constructor(detail: string, options: { cause?: unknown } = {}) {
-    super(502, 'upstream-failed', 'Bad Gateway', detail, options);
+  /** The upstream's answer will not change by asking again (a 4xx, not HTML, too large, a redirect loop). */
+  readonly permanent: boolean;
+
+  constructor(detail: string, options: { cause?: unknown; permanent?: boolean } = {}) {
+    super(502, 'upstream-failed', 'Bad Gateway', detail, { cause: options.cause });
+    this.permanent = options.permanent ?? false;
+  }
+
+  override get retryable(): boolean {
+    return !this.permanent;
   }
 }
 
@@ -109,6 +122,13 @@ export class ServiceUnavailable extends HttpProblem {
     const headers: Record<string, string> = {};
     if (options.retryAfterSeconds !== undefined) headers['retry-after'] = String(options.retryAfterSeconds);
     super(503, 'service-unavailable', 'Service Unavailable', detail, { cause: options.cause, headers });
+  }
+}
+
+/** A run stopped because its job was cancelled; what it stored stays, its log says cancelled. */
+export class RunCancelled extends HttpProblem {
+  constructor(detail = 'The job was cancelled.') {
+    super(409, 'cancelled', 'Cancelled', detail);
   }
 }
 

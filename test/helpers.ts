@@ -13,6 +13,8 @@ import { buildMainApp } from '../src/main/app.js';
 import { createExternalPosts, createScraping } from '../src/main/compose.js';
 import { createProductStore } from '../src/products/product-store.js';
 import { createJsonbLogStore } from '../src/scrape-logs/jsonb-log-store.js';
+import { createJobSystem, type JobSystemDeps } from '../src/jobs/job-system.js';
+import { createPgBossQueue } from '../src/jobs/pgboss-queue.js';
 
 export interface Backend {
   name: 'pglite' | 'postgresql';
@@ -42,13 +44,19 @@ export function warnIfNoPostgres(): void {
  * seconds, loading a snapshot a fraction of that. The snapshot's name covers the schema version.
  */
 async function openPglite(): Promise<Database> {
-  const schema = createHash('sha256').update(JSON.stringify(migrations)).digest('hex').slice(0, 12);
+  // The queue's version too: its schema is in the snapshot.
+  const queueVersion = JSON.parse(readFileSync(new URL('../node_modules/pg-boss/package.json', import.meta.url), 'utf8')).version;
+  const schema = createHash('sha256').update(JSON.stringify(migrations)).update(queueVersion).digest('hex').slice(0, 12);
   const snapshot = join(tmpdir(), `data-aggregator-pglite-${schema}.tar`);
   if (existsSync(snapshot)) {
     return createPgliteDatabase(undefined, { loadDataDir: new Blob([readFileSync(snapshot)]) });
   }
   const db = await createPgliteDatabase();
   await migrate(db);
+  // The queue's schema too, so each test's queue starts on it instead of creating it.
+  const queue = createPgBossQueue({ db, schema: 'pgboss' });
+  await queue.start();
+  await queue.stop(1000);
   const dump = await db.dumpDataDir();
   const partial = `${snapshot}.${process.pid}`;
   writeFileSync(partial, Buffer.from(await dump.arrayBuffer()));
@@ -86,17 +94,38 @@ async function openPostgres(url: string): Promise<Database> {
  * SCRAPE_ALLOW_PRIVATE_NETWORKS, EXTERNAL_POSTS_URL, EXTERNAL_POSTS_TIMEOUT_MS...).
  */
 export async function mainAppOn(db: Database, t: { after(fn: () => Promise<void>): void }, env: Record<string, string> = {}) {
-  const config = loadConfig({ LOG_LEVEL: 'silent', ...env });
+  return (await mainServiceOn(db, t, env)).app;
+}
+
+/**
+ * The main app and its job system on `db`, the queue started (its own schema on PostgreSQL, so
+ * test files never share a queue), workers in this process only when `work` is set.
+ */
+export async function mainServiceOn(
+  db: Database,
+  t: { after(fn: () => Promise<void>): void },
+  env: Record<string, string> = {},
+  options: { work?: boolean; queueTiming?: JobSystemDeps['queueTiming'] } = {},
+) {
+  const queueSchema = env.JOBS_SCHEMA ?? (db.backend === 'postgresql' ? `q_${randomBytes(5).toString('hex')}` : 'pgboss');
+  const config = loadConfig({ LOG_LEVEL: 'silent', ...env, JOBS_SCHEMA: queueSchema });
   const products = createProductStore(db);
   const logs = createJsonbLogStore(db);
   const scraping = createScraping(config, { products, logs });
   const posts = createExternalPosts(config);
-  const app = await buildMainApp({ config, db, products, logs, ...scraping, posts });
+  const jobSystem = createJobSystem({ db, config, products, logs, ...scraping, ...(options.queueTiming ? { queueTiming: options.queueTiming } : {}) });
+  // Apps on a database that is down (fault tests) still build: only a test that works jobs needs the queue.
+  await jobSystem.start(options.work === true).catch((error: unknown) => {
+    if (options.work === true) throw error;
+  });
+  const app = await buildMainApp({ config, db, products, logs, ...scraping, posts, jobSystem });
   t.after(async () => {
     await app.close();
+    await jobSystem.stop(1000);
     await Promise.all([scraping.close(), posts.close()]);
+    if (db.backend === 'postgresql' && env.JOBS_SCHEMA === undefined) await db.exec(`DROP SCHEMA IF EXISTS ${queueSchema} CASCADE`).catch(() => undefined);
   });
-  return app;
+  return { app, jobSystem, config };
 }
 
 /** Asserts an RFC 9457 problem answer with `status` and no stack trace; returns its parsed body. */

@@ -71,6 +71,8 @@ export interface PostgresOptions {
 }
 
 export interface PostgresDatabase extends Database {
+  /** The server this pool connects to; other clients of the same database (the job queue) use it too. */
+  readonly connectionString: string;
   poolStats(): PoolStats;
 }
 
@@ -119,6 +121,7 @@ export function createPostgresDatabase(connectionString: string, options: Postgr
 
   return {
     backend: 'postgresql',
+    connectionString,
     query: (sql, params) => run(pool, sql, params),
     exec: (sql) => exec(pool, sql),
     async transaction(fn) {
@@ -159,6 +162,8 @@ export function createPostgresDatabase(connectionString: string, options: Postgr
 export interface PgliteDatabase extends Database {
   /** The whole data directory as a tarball, loadable with `loadDataDir` (test snapshots). */
   dumpDataDir(): Promise<Blob>;
+  /** The engine itself, for the job queue's PGlite adapter, which shares its one connection. */
+  readonly pglite: PGlite;
 }
 
 export async function createPgliteDatabase(dataDir?: string, options: { loadDataDir?: Blob } = {}): Promise<PgliteDatabase> {
@@ -200,6 +205,7 @@ export async function createPgliteDatabase(dataDir?: string, options: { loadData
   return {
     backend: 'pglite',
     ...wrap(db),
+    pglite: db,
     dumpDataDir: () => db.dumpDataDir('none'),
     async transaction(fn) {
       try {

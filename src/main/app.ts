@@ -8,6 +8,10 @@ import { createBaseApp, type App } from '../http/base-app.js';
 import { createMetrics } from '../http/metrics.js';
 import { guardWrites } from '../http/write-guard.js';
 import { Check, type CheckResult, collectEndpoints, healthSchema, packageVersion, timedCheck, welcomeRoute } from '../http/meta-routes.js';
+import { jobRoutes } from '../jobs/job-routes.js';
+import type { JobSystem } from '../jobs/job-system.js';
+import { ServiceUnavailable } from '../problems.js';
+import type { Readiness } from './readiness.js';
 import { productRoutes } from '../products/product-routes.js';
 import type { ProductStore } from '../products/product-store.js';
 import { logRoutes } from '../scrape-logs/log-routes.js';
@@ -33,14 +37,20 @@ export interface MainDeps {
   scraper: Scraper;
   renderer: Pick<PageRenderer, 'status'>;
   posts: PostsClient;
+  jobSystem: Pick<JobSystem, 'jobs' | 'schedules' | 'service' | 'events'>;
+  /** Start-up still waiting for the database or the queue: routes that need them answer 503 meanwhile. */
+  readiness?: Readiness;
 }
+
+/** Routes that work before the database does: they say what is happening. */
+const ALWAYS_OPEN = /^\/(?:$|health$|docs|openapi\.json$|metrics$)/;
 
 const NAME = 'data-aggregator';
 const DESCRIPTION =
   'Scrapes product and article data from web pages, keeps products in PostgreSQL and scrape logs in a document store, ' +
   'offers CRUD over products and relays a placeholder posts API.';
 
-const MainHealth = healthSchema(Type.Object({ relational: Check, document: Check, browser: Check }));
+const MainHealth = healthSchema(Type.Object({ relational: Check, document: Check, browser: Check, jobs: Check }));
 
 export async function buildMainApp(deps: MainDeps): Promise<App> {
   const version = packageVersion();
@@ -56,6 +66,8 @@ export async function buildMainApp(deps: MainDeps): Promise<App> {
       { name: 'meta', description: 'Welcome and health' },
       { name: 'products', description: 'Products in the relational store' },
       { name: 'scraping', description: 'Scrape runs and their log documents' },
+      { name: 'jobs', description: 'Asynchronous scrapes and whole-site crawls, run by any number of workers' },
+      { name: 'schedules', description: 'Recurring jobs (cron or every N minutes)' },
       { name: 'external', description: 'The placeholder posts API, cached' },
     ],
   });
@@ -68,6 +80,14 @@ export async function buildMainApp(deps: MainDeps): Promise<App> {
   if ('poolStats' in deps.db) {
     const db = deps.db as Database & { poolStats(): Record<string, number> };
     metrics.gauge('db_pool_connections', 'PostgreSQL pool connections by state', () => ({ ...db.poolStats() }));
+  }
+
+  const readiness = deps.readiness;
+  if (readiness !== undefined) {
+    app.addHook('onRequest', async (request) => {
+      if (readiness.ready() || ALWAYS_OPEN.test(request.url.split('?')[0] ?? '')) return;
+      throw new ServiceUnavailable(`The service is starting: ${readiness.detail()}. See /health.`, { retryAfterSeconds: 2 });
+    });
   }
 
   welcomeRoute(app, { name: NAME, version, description: DESCRIPTION }, endpoints);
@@ -87,16 +107,23 @@ export async function buildMainApp(deps: MainDeps): Promise<App> {
         timedCheck(deps.logs.backend, () => deps.logs.ping()),
         browserCheck(deps.renderer),
       ]);
+      const jobs: CheckResult = {
+        status: readiness === undefined || readiness.ready() ? 'up' : 'unavailable',
+        backend: 'pg-boss',
+        latency_ms: 0,
+        detail: readiness === undefined || readiness.ready() ? 'schema migrated, queue started' : readiness.detail(),
+      };
       // The browser is optional (only dynamic mode needs it), so its absence does not degrade health.
-      const ok = relational.status === 'up' && document.status === 'up';
+      const ok = relational.status === 'up' && document.status === 'up' && jobs.status === 'up';
       return reply
         .code(ok ? 200 : 503)
-        .send({ status: ok ? 'ok' : 'degraded', checks: { relational, document, browser } });
+        .send({ status: ok ? 'ok' : 'degraded', checks: { relational, document, browser, jobs } });
     },
   );
 
   productRoutes(app, deps.products);
-  scrapeRoutes(app, deps.scraper, metrics);
+  scrapeRoutes(app, deps.scraper, metrics, deps.jobSystem.service);
+  jobRoutes(app, deps.jobSystem);
   logRoutes(app, deps.logs);
   postsRoutes(app, deps.posts);
   return app;

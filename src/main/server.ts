@@ -1,9 +1,11 @@
-// Entry point of the main service: open the stores, build the app, listen, shut down on signals.
+// Entry point of the main service: open the stores, listen at once, get the database and queue ready in the background.
 import { loadConfig, loadDotEnv } from '../config.js';
 import { runService } from '../http/run-service.js';
+import { createJobSystem } from '../jobs/job-system.js';
 import { buildMainApp } from './app.js';
 import { createExternalPosts, createScraping } from './compose.js';
-import { openStores } from './stores.js';
+import { prepareInBackground } from './readiness.js';
+import { openStores, prepareStores } from './stores.js';
 
 loadDotEnv();
 const config = loadConfig();
@@ -15,15 +17,30 @@ await runService({
   logLevel: config.logLevel,
   async start(log) {
     const stores = await openStores(config, { onPoolError: (err) => log.warn({ err }, 'database connection lost') });
-    if (stores.migrations.applied.length > 0) {
-      log.info({ applied: stores.migrations.applied }, 'applied database migrations');
-    }
     const scraping = createScraping(config, stores, log);
     const posts = createExternalPosts(config);
-    const app = await buildMainApp({ config, ...stores, ...scraping, posts });
+    const jobSystem = createJobSystem({ db: stores.db, config, products: stores.products, logs: stores.logs, ...scraping, logger: log });
+    // A database that is down at start is waited for, not fatal: /health says so until it answers.
+    const preparation = prepareInBackground(
+      [
+        {
+          name: 'the database schema',
+          run: async () => {
+            const { migrations } = await prepareStores(stores);
+            if (migrations.applied.length > 0) log.info({ applied: migrations.applied }, 'applied database migrations');
+          },
+        },
+        { name: 'the job queue', run: () => jobSystem.start(config.jobs.runWorkers) },
+      ],
+      log,
+    );
+    const app = await buildMainApp({ config, ...stores, ...scraping, posts, jobSystem, readiness: preparation });
     return {
       app,
-      drain: (graceMs) => scraping.scraper.drain(graceMs),
+      drain: async (graceMs) => {
+        preparation.stop();
+        await Promise.all([scraping.scraper.drain(graceMs), jobSystem.stop(graceMs)]);
+      },
       async close() {
         await Promise.allSettled([scraping.close(), posts.close()]);
         await stores.close();

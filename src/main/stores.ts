@@ -10,8 +10,6 @@ export interface Stores {
   db: Database;
   products: ProductStore;
   logs: LogStore;
-  migrations: MigrationReport;
-  logInit: string;
   close(): Promise<void>;
 }
 
@@ -19,21 +17,18 @@ export interface OpenStoresOptions {
   onPoolError?: (error: Error) => void;
 }
 
-export async function openStores(
-  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'mongodbUrl'>,
-  options: OpenStoresOptions = {},
-): Promise<Stores> {
+/**
+ * The stores, without touching a PostgreSQL server yet (its pool connects on first use), so a
+ * service can start and answer /health while the server is still down. PGlite opens its files.
+ */
+export async function openStores(config: Pick<Config, 'databaseUrl' | 'dataDir' | 'mongodbUrl'>, options: OpenStoresOptions = {}): Promise<Stores> {
   const db = await openDatabase(config, { onError: options.onPoolError });
   try {
-    const migrations = await migrate(db);
     const logs = await openLogStore(config, db);
-    const logInit = await logs.init();
     return {
       db,
       products: createProductStore(db),
       logs,
-      migrations,
-      logInit,
       async close() {
         await logs.close();
         await db.close();
@@ -43,6 +38,13 @@ export async function openStores(
     await db.close();
     throw error;
   }
+}
+
+/** Migrates the relational schema and initialises the log store: what `npm run db:init` and every start do. */
+export async function prepareStores(stores: Pick<Stores, 'db' | 'logs'>): Promise<{ migrations: MigrationReport; logInit: string }> {
+  const migrations = await migrate(stores.db);
+  const logInit = await stores.logs.init();
+  return { migrations, logInit };
 }
 
 async function openLogStore(config: Pick<Config, 'mongodbUrl'>, db: Database): Promise<LogStore> {

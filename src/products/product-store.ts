@@ -46,8 +46,8 @@ export interface ProductStore {
   /** Changes only the fields present in `patch`; undefined when the product does not exist. */
   update(id: number, patch: ProductUpdate): Promise<Product | undefined>;
   delete(id: number): Promise<boolean>;
-  /** Inserts or updates all items in one statement inside one transaction. */
-  upsertScraped(items: readonly ScrapedProduct[]): Promise<UpsertResult>;
+  /** Inserts or updates all items in one statement inside one transaction (the caller's, when given). */
+  upsertScraped(items: readonly ScrapedProduct[], tx?: Queryable): Promise<UpsertResult>;
 }
 
 /** A timestamptz as the API shows it (ISO 8601, UTC, milliseconds), made by the database. */
@@ -281,12 +281,12 @@ export function createProductStore(db: Database): ProductStore {
       return rows.length > 0;
     },
 
-    async upsertScraped(items) {
+    async upsertScraped(items, tx) {
       // One key may appear twice in a run (a listing repeating a product); the last sighting wins,
       // since ON CONFLICT cannot touch the same row twice in one statement.
       const unique = [...new Map(items.map((item) => [item.scrape_key, item])).values()];
       if (unique.length === 0) return { products: [], created: 0, updated: 0 };
-      return db.transaction((tx) => upsertBatch(tx, unique));
+      return tx === undefined ? db.transaction((own) => upsertBatch(own, unique)) : upsertBatch(tx, unique);
     },
   };
 }

@@ -33,7 +33,7 @@ export const ScrapeLog = Type.Object(
     id: Type.String({ format: 'uuid' }),
     source_url: Nullable(Type.String()),
     mode: Type.Union([Type.Literal('demo'), Type.Literal('static'), Type.Literal('dynamic')]),
-    status: Type.Union([Type.Literal('succeeded'), Type.Literal('failed')]),
+    status: Type.Union([Type.Literal('succeeded'), Type.Literal('failed'), Type.Literal('cancelled')]),
     count: Type.Integer(),
     products: Type.Array(RawItem),
     error: Type.Optional(LogError),
@@ -50,6 +50,10 @@ export const ScrapeLog = Type.Object(
     updated: Type.Optional(Type.Integer()),
     warning: Type.Optional(Type.String({ description: 'Why a multi-page crawl stopped early' })),
     request: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'The POST /scrape body' })),
+    job_id: Type.Optional(Type.String({ description: 'The job this run belongs to, when it ran as a job' })),
+    crawl: Type.Optional(Type.Boolean({ description: 'The one log of a whole-site crawl (its id is the job id)' })),
+    failed_pages: Type.Optional(Type.Array(Type.Object({ url: Type.String(), error: Type.Unknown() }), { description: 'A crawl\'s pages that failed, with why' })),
+    products_truncated: Type.Optional(Type.Boolean({ description: 'The crawl found more items than a log keeps (5000); counts cover them all' })),
   },
   { $id: 'ScrapeLog', additionalProperties: true },
 );
@@ -59,7 +63,7 @@ export const LogListQuery = Type.Object(
   {
     limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }),
     offset: Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 0 }),
-    status: Type.Optional(Type.Union([Type.Literal('succeeded'), Type.Literal('failed')])),
+    status: Type.Optional(Type.Union([Type.Literal('succeeded'), Type.Literal('failed'), Type.Literal('cancelled')])),
     source_url: Type.Optional(Type.String({ maxLength: 2048, pattern: NO_NUL })),
   },
   { additionalProperties: false },

@@ -476,12 +476,12 @@ async function drivePage(
   const failure = proxy.failure(finalUrl);
   if (failure !== undefined) throw new UpstreamFailed(`Could not reach ${finalUrl}: ${failure}.`);
   const status = response.status();
-  if (status >= 400) throw new UpstreamFailed(`${finalUrl} answered with status ${status}.`);
+  if (status >= 400) throw new UpstreamFailed(`${finalUrl} answered with status ${status}.`, { permanent: status < 500 });
   // headers() is what the browser already sent us; headerValue() would ask it again (a round trip).
   const headerType = response.headers()['content-type'] ?? '';
   const mediaType = headerType.split(';')[0]?.trim().toLowerCase() ?? '';
   if (mediaType !== '' && !HTML_MEDIA_TYPES.has(mediaType)) {
-    throw new UpstreamFailed(`${finalUrl} is ${mediaType}, not HTML.`);
+    throw new UpstreamFailed(`${finalUrl} is ${mediaType}, not HTML.`, { permanent: true });
   }
 
   let html: string;
@@ -601,7 +601,7 @@ function navigationProblem(url: string, lastUrl: string, error: unknown, timeout
   const message = firstLine(error);
   const failure = proxy.failure(lastUrl) ?? proxy.failure(url);
   if (failure !== undefined) return new UpstreamFailed(`Could not reach ${lastUrl}: ${failure}.`, { cause: error });
-  if (/download is starting/i.test(message)) return new UpstreamFailed(`${url} is a download, not HTML.`, { cause: error });
+  if (/download is starting/i.test(message)) return new UpstreamFailed(`${url} is a download, not HTML.`, { cause: error, permanent: true });
   const netError = /net::ERR_[A-Z_]+/.exec(message)?.[0];
   if (netError !== undefined) return new UpstreamFailed(`Could not load ${url}: ${netError}.`, { cause: error });
   return new UpstreamFailed(`Could not load ${url}: ${message}`, { cause: error });

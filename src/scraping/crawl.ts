@@ -23,6 +23,8 @@ export interface CrawlOptions {
   signal?: AbortSignal | undefined;
   /** Keep each page's extraction decisions. */
   explain?: boolean;
+  /** Told of each page kept, in order (a job's progress). */
+  onPage?: (page: CrawledPage) => void;
 }
 
 /**
@@ -42,7 +44,7 @@ export function numberedPageUrl(next: string, n: number): string | null {
  * by one. A failure of page 1 throws; a later failure ends the crawl with what was found.
  */
 export async function crawl(startUrl: string, maxPages: number, load: PageLoader, options: CrawlOptions = {}): Promise<CrawlResult> {
-  const { selectors, signal: outer, explain = false } = options;
+  const { selectors, signal: outer, explain = false, onPage } = options;
   const controller = new AbortController();
   // Every page in flight or queued for its host listens on this signal (a few listeners each);
   // Node's warning past 10 would be noise, not a leak, so the bound is what this crawl can need.
@@ -57,6 +59,7 @@ export async function crawl(startUrl: string, maxPages: number, load: PageLoader
     };
     const first = await read(startUrl);
     const pages = [first];
+    onPage?.(first);
     if (maxPages === 1 || first.nextUrl === null) return { pages, stopped: null };
 
     let next: string | null = first.nextUrl;
@@ -74,6 +77,7 @@ export async function crawl(startUrl: string, maxPages: number, load: PageLoader
         const result = await pending[i]!;
         if ('error' in result) return { pages, stopped: `page ${i + 2} failed: ${(result.error as Error).message}` };
         pages.push(result.page);
+        onPage?.(result.page);
         next = result.page.nextUrl;
       }
     }
@@ -85,6 +89,7 @@ export async function crawl(startUrl: string, maxPages: number, load: PageLoader
       try {
         const page = await read(next);
         pages.push(page);
+        onPage?.(page);
         next = page.nextUrl;
       } catch (error) {
         return { pages, stopped: `page ${pages.length + 1} failed: ${(error as Error).message}` };

@@ -7,7 +7,7 @@ import type { ScrapeSettings } from '../config.js';
 import { BlockedTarget, HttpProblem, UpstreamFailed, UpstreamTimeout } from '../problems.js';
 import { assertAllowedUrl, createGuardedAgent, isBlockedAddress, type GuardOptions } from './address-guard.js';
 import { createHostLimiter, type Release } from './host-limiter.js';
-import type { FetchedPage, FetchOptions, FetchTrace, PageFetcher } from './types.js';
+import type { FetchedPage, FetchedResource, FetchOptions, FetchTrace, PageFetcher, RobotsInfo } from './types.js';
 
 /** The subset of pino's logger the fetcher uses, so `app.log` can be passed straight in. */
 export interface FetchLogger {
@@ -134,18 +134,18 @@ export function createSafeFetcher(settings: SafeFetchSettings, options: SafeFetc
       await response.body.dump().catch(() => undefined);
       release();
       if (redirects >= settings.maxRedirects) {
-        throw new UpstreamFailed(`Too many redirects: ${start.origin}${start.pathname} redirected more than ${settings.maxRedirects} times.`);
+        throw new UpstreamFailed(`Too many redirects: ${start.origin}${start.pathname} redirected more than ${settings.maxRedirects} times.`, { permanent: true });
       }
       let next: URL;
       try {
         next = new URL(location, current);
       } catch {
-        throw new UpstreamFailed(`${current.href} redirected to an invalid URL.`);
+        throw new UpstreamFailed(`${current.href} redirected to an invalid URL.`, { permanent: true });
       }
       next = withoutCredentials(next);
       next.hash = '';
       if (seen.has(next.href)) {
-        throw new UpstreamFailed(`Too many redirects: ${current.href} redirects in a loop.`);
+        throw new UpstreamFailed(`Too many redirects: ${current.href} redirects in a loop.`, { permanent: true });
       }
       seen.add(next.href);
       current = next;
@@ -225,31 +225,42 @@ export function createSafeFetcher(settings: SafeFetchSettings, options: SafeFetc
     }
   }
 
-  return {
-    async fetchPage(url: string, fetchOptions: FetchOptions = {}): Promise<FetchedPage> {
-      const trust = fetchOptions.trusted === true;
-      const start = assertAllowedUrl(url, allowPrivate || trust, isBlocked);
-      const label = withoutCredentials(start).href;
-      const timeoutMs = fetchOptions.timeoutMs ?? settings.timeoutMs;
-      // One deadline for the whole page: robots.txt, every redirect hop, connect, headers and body.
-      const deadline = new AbortController();
-      const timer = setTimeout(
-        () => deadline.abort(new UpstreamTimeout(`${label} did not answer within ${timeoutMs} ms.`)),
-        timeoutMs,
-      );
-      const signal = fetchOptions.signal === undefined ? deadline.signal : AbortSignal.any([deadline.signal, fetchOptions.signal]);
+  /** One deadline for the whole fetch: robots.txt, every redirect hop, connect, headers and body. */
+  async function withDeadline<T>(url: string, fetchOptions: FetchOptions, read: (hop: Hop, signal: AbortSignal) => Promise<T>): Promise<T> {
+    const trust = fetchOptions.trusted === true;
+    const start = assertAllowedUrl(url, allowPrivate || trust, isBlocked);
+    const label = withoutCredentials(start).href;
+    const timeoutMs = fetchOptions.timeoutMs ?? settings.timeoutMs;
+    const deadline = new AbortController();
+    const timer = setTimeout(
+      () => deadline.abort(new UpstreamTimeout(`${label} did not answer within ${timeoutMs} ms.`)),
+      timeoutMs,
+    );
+    const signal = fetchOptions.signal === undefined ? deadline.signal : AbortSignal.any([deadline.signal, fetchOptions.signal]);
+    try {
+      const hop = await open(start, trust, signal, true, fetchOptions.trace);
       try {
-        const hop = await open(start, trust, signal, true, fetchOptions.trace);
-        try {
-          return await readPage(hop, fetchOptions.trace);
-        } finally {
-          hop.release();
-        }
-      } catch (error) {
-        throw describeFailure(error, label, signal);
+        return await read(hop, signal);
       } finally {
-        clearTimeout(timer);
+        hop.release();
       }
+    } catch (error) {
+      throw describeFailure(error, label, signal);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  return {
+    fetchPage: (url, fetchOptions = {}) => withDeadline(url, fetchOptions, (hop) => readPage(hop, fetchOptions.trace)),
+
+    fetchResource: (url, fetchOptions) => withDeadline(url, fetchOptions, (hop) => readResource(hop, fetchOptions.types)),
+
+    async robots(url: string, robotsOptions: { trusted?: boolean } = {}): Promise<RobotsInfo> {
+      const origin = new URL(url).origin;
+      const rules = await robotsFor(origin, robotsOptions.trusted === true).entry.rules;
+      const delay = rules?.getCrawlDelay(settings.userAgent);
+      return { crawlDelaySeconds: typeof delay === 'number' && delay > 0 ? delay : null, sitemaps: rules?.getSitemaps() ?? [] };
     },
 
     async close(): Promise<void> {
@@ -260,12 +271,28 @@ export function createSafeFetcher(settings: SafeFetchSettings, options: SafeFetc
     },
   };
 
+  async function readResource({ url, response }: Hop, types: readonly string[]): Promise<FetchedResource> {
+    const status = response.statusCode;
+    if (status >= 300) {
+      await response.body.dump().catch(() => undefined);
+      throw new UpstreamFailed(`${url.href} answered with HTTP ${status}.`, { permanent: status < 500 });
+    }
+    const contentType = firstHeader(response.headers['content-type']) ?? '';
+    const mime = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
+    if (mime !== '' && !types.includes(mime)) {
+      discard(response.body);
+      throw new UpstreamFailed(`${url.href} is ${mime}, not one of ${types.join(', ')}.`, { permanent: true });
+    }
+    const body = await readBody(response, settings.maxBodyBytes, url.href);
+    return { url: url.href, status, contentType, body };
+  }
+
   async function readPage({ url, response }: Hop, trace?: FetchTrace): Promise<FetchedPage> {
     const status = response.statusCode;
     if (status >= 300) {
       await response.body.dump().catch(() => undefined);
       const detail = status < 400 ? `redirect ${status} without a Location header` : `HTTP ${status}`;
-      throw new UpstreamFailed(`${url.href} answered with ${detail}.`);
+      throw new UpstreamFailed(`${url.href} answered with ${detail}.`, { permanent: status < 500 });
     }
     const contentType = firstHeader(response.headers['content-type']);
     if (trace !== undefined && contentType !== undefined) trace.content_type = contentType;
@@ -273,7 +300,7 @@ export function createSafeFetcher(settings: SafeFetchSettings, options: SafeFetc
       const mime = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
       if (!HTML_TYPES.has(mime)) {
         discard(response.body);
-        throw new UpstreamFailed(`${url.href} is ${mime || 'an unknown type'}, not HTML.`);
+        throw new UpstreamFailed(`${url.href} is ${mime || 'an unknown type'}, not HTML.`, { permanent: true });
       }
     }
     const bytes = await readBody(response, settings.maxBodyBytes, url.href, { sniff: contentType === undefined });
@@ -311,7 +338,7 @@ async function readBody(
       }
       if (size > limit) {
         if (options.truncate) return Buffer.concat(chunks, size).subarray(0, limit);
-        throw new UpstreamFailed(`${label} is larger than ${limit} bytes.`);
+        throw new UpstreamFailed(`${label} is larger than ${limit} bytes.`, { permanent: true });
       }
     }
   } finally {
@@ -335,7 +362,7 @@ function decoded(response: ResponseData): Readable {
     : undefined;
   if (decoder === undefined) {
     discard(body);
-    throw new UpstreamFailed(`The upstream used an unsupported content encoding "${encoding}".`);
+    throw new UpstreamFailed(`The upstream used an unsupported content encoding "${encoding}".`, { permanent: true });
   }
   // pipeline destroys both streams when either fails or the consumer stops reading.
   return pipeline(body, decoder, () => undefined);
@@ -347,7 +374,7 @@ function assertLooksLikeHtml(bytes: Buffer, label: string): void {
   const encoding = bomEncoding(head);
   const text = new TextDecoder(encoding ?? 'latin1').decode(head);
   if (!text.trimStart().startsWith('<')) {
-    throw new UpstreamFailed(`${label} has no Content-Type and does not look like HTML; not HTML.`);
+    throw new UpstreamFailed(`${label} has no Content-Type and does not look like HTML; not HTML.`, { permanent: true });
   }
 }
 

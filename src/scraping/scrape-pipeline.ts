@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { load } from 'cheerio';
 import type { ProductStore, ScrapedProduct } from '../products/product-store.js';
-import { ServiceUnavailable, ValidationFailed, toProblem } from '../problems.js';
+import { RunCancelled, ServiceUnavailable, ValidationFailed, toProblem } from '../problems.js';
 import type { ScrapeLog } from '../scrape-logs/log-schema.js';
 import type { LogStore } from '../scrape-logs/log-store.js';
 import { assertAllowedUrl, describeTarget, type TargetVerdict } from './address-guard.js';
@@ -26,8 +26,20 @@ export interface ScrapeDeps {
   now?: () => Date;
 }
 
+/** How a caller (a job) follows and stops a run. */
+export interface RunOptions {
+  /** Stops the run: pages in flight are abandoned, the log says why. */
+  signal?: AbortSignal;
+  /** Told after each page is fetched and extracted. */
+  onPage?: (page: CrawledPage) => void;
+  /** The job the run belongs to, recorded in its log. */
+  jobId?: string;
+  /** Told the id of the log document once it is written (also for a failed run). */
+  onLog?: (logId: string) => void;
+}
+
 export interface Scraper {
-  scrape(request: ScrapeRequest): Promise<ScrapeResult>;
+  scrape(request: ScrapeRequest, options?: RunOptions): Promise<ScrapeResult>;
   /**
    * Fetches and extracts exactly as `scrape` would and stores nothing; answers every decision made.
    * Fails with the same problems as `scrape`, each carrying what was decided before the failure
@@ -66,7 +78,7 @@ function checkSelectors(request: ScrapeRequest): void {
 }
 
 /** A stored product's identity: its own URL, else the page it was found on plus its title. */
-function toScrapedProduct(item: ExtractedItem, page: CrawledPage): ScrapedProduct {
+export function toScrapedProduct(item: ExtractedItem, page: Pick<CrawledPage, 'url' | 'page_type'>): ScrapedProduct {
   return {
     scrape_key: item.url ?? `${page.url}#${item.title}`,
     title: item.title,
@@ -107,7 +119,7 @@ export function createScraper(deps: ScrapeDeps): Scraper {
   }
 
   /** Fetch (HTTP or browser) and extract every page of a run: the one path scrape and explain share. */
-  const crawlPages = (request: ScrapeRequest, records?: LoadRecord[]): Promise<CrawlResult> => {
+  const crawlPages = (request: ScrapeRequest, records?: LoadRecord[], run: RunOptions = {}): Promise<CrawlResult> => {
     const sourceUrl = request.url ?? deps.demoSiteUrl;
     const trusted = request.url === undefined;
     const timeoutMs = request.timeout_ms ?? deps.defaultTimeoutMs;
@@ -137,12 +149,13 @@ export function createScraper(deps: ScrapeDeps): Scraper {
           };
     return crawl(sourceUrl, request.max_pages ?? 1, loadPage, {
       selectors: request.selectors as Selectors | undefined,
-      signal: shutdown.signal,
+      signal: run.signal === undefined ? shutdown.signal : AbortSignal.any([shutdown.signal, run.signal]),
+      ...(run.onPage ? { onPage: run.onPage } : {}),
       explain: records !== undefined,
     });
   };
 
-  const run = async (request: ScrapeRequest): Promise<ScrapeResult> => {
+  const run = async (request: ScrapeRequest, options: RunOptions = {}): Promise<ScrapeResult> => {
     const started = now();
     const startedMs = performance.now();
     const mode = scrapeMode(request);
@@ -167,14 +180,16 @@ export function createScraper(deps: ScrapeDeps): Scraper {
         finished_at: finished.toISOString(),
         duration_ms: Math.round((performance.now() - startedMs) * 10) / 10,
         request,
+        ...(options.jobId === undefined ? {} : { job_id: options.jobId }),
         ...fields,
       };
       await deps.logs.insert(log);
+      options.onLog?.(logId);
       return log;
     };
 
     try {
-      const crawled = await crawlPages(request);
+      const crawled = await crawlPages(request, undefined, options);
       pages = crawled.pages;
       const items = pages.flatMap((page) => page.items.map((item) => toScrapedProduct(item, page)));
       const stored = await deps.products.upsertScraped(items);
@@ -202,7 +217,7 @@ export function createScraper(deps: ScrapeDeps): Scraper {
       const problem = toProblem(error);
       try {
         await writeLog({
-          status: 'failed',
+          status: problem instanceof RunCancelled ? 'cancelled' : 'failed',
           count: 0,
           error: { type: problem.type, status: problem.status, detail: problem.message },
         });
@@ -300,7 +315,7 @@ export function createScraper(deps: ScrapeDeps): Scraper {
   };
 
   return {
-    scrape: (request) => withSlot(() => run(request)),
+    scrape: (request, options) => withSlot(() => run(request, options)),
     explain: (request) => withSlot(() => runExplain(request)),
     async drain(graceMs) {
       draining = true;

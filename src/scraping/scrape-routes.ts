@@ -22,7 +22,12 @@ const emptyBodyIsEmptyObject = (request: { body: unknown }, _reply: unknown, don
   done();
 };
 
-export function scrapeRoutes(app: App, scraper: Scraper, metrics: Metrics): void {
+/** Queues the body as a job instead (POST /scrape with `Prefer: respond-async`). */
+export interface AsyncScrapes {
+  create(request: ScrapeRequest): Promise<{ id: string } & Record<string, unknown>>;
+}
+
+export function scrapeRoutes(app: App, scraper: Scraper, metrics: Metrics, asyncScrapes: AsyncScrapes): void {
   app.post(
     '/scrape',
     {
@@ -34,13 +39,19 @@ export function scrapeRoutes(app: App, scraper: Scraper, metrics: Metrics): void
           '(static) or rendered in headless Chromium (`use_selenium: true`). Products are upserted by their ' +
           'own URL, so re-running updates instead of duplicating. Every run writes one scrape-log document, ' +
           'also when it fails. Errors: 422 blocked or invalid target, 502 upstream error or not HTML, ' +
-          '503 no browser, 504 timeout.',
+          '503 no browser, 504 timeout. With `Prefer: respond-async` the run is queued as a job instead: ' +
+          '202 with `Location: /jobs/{id}` and the job (see `POST /jobs`).',
         body: ScrapeRequest,
-        response: { 200: ScrapeResult, ...problemResponses(400, 413, 415, 422, 502, 503, 504) },
+        headers: Type.Object({ prefer: Type.Optional(Type.String({ description: '`respond-async` queues the scrape as a job (RFC 7240)' })) }),
+        response: { 200: ScrapeResult, 202: Type.Object({}, { additionalProperties: true, description: 'The queued job, as GET /jobs/{id} answers it' }), ...problemResponses(400, 413, 415, 422, 502, 503, 504) },
       },
       preValidation: emptyBodyIsEmptyObject,
     },
-    async (request) => {
+    async (request, reply) => {
+      if (/(?:^|[\s,;])respond-async(?:$|[\s,;])/i.test(request.headers.prefer ?? '')) {
+        const job = await asyncScrapes.create(request.body);
+        return reply.code(202).header('location', `/jobs/${job.id}`).header('preference-applied', 'respond-async').send(job);
+      }
       const mode = scrapeMode(request.body);
       const stop = metrics.scrapeDuration.startTimer({ mode });
       try {

@@ -42,9 +42,31 @@ export interface FetchOptions {
   signal?: AbortSignal;
 }
 
+/** A fetched document that is not a page (a sitemap): its bytes as received, decompressed. */
+export interface FetchedResource {
+  url: string;
+  status: number;
+  contentType: string;
+  body: Buffer;
+}
+
+export interface RobotsInfo {
+  /** robots.txt's Crawl-delay for our user agent, seconds; null when it names none. */
+  crawlDelaySeconds: number | null;
+  /** The sitemaps robots.txt lists. */
+  sitemaps: string[];
+}
+
 /** Fetches HTML pages safely. Throws BlockedTarget, UpstreamFailed or UpstreamTimeout (src/problems.ts). */
 export interface PageFetcher {
   fetchPage(url: string, options?: FetchOptions): Promise<FetchedPage>;
+  /**
+   * Fetches another kind of document through the same guard, robots.txt, limits and timeout:
+   * `types` are the media types accepted (e.g. XML and gzip for sitemaps).
+   */
+  fetchResource(url: string, options: FetchOptions & { types: readonly string[] }): Promise<FetchedResource>;
+  /** What robots.txt of the URL's origin says beyond allow/disallow (fetched once, cached). */
+  robots(url: string, options?: { trusted?: boolean }): Promise<RobotsInfo>;
   close(): Promise<void>;
 }
 

@@ -21,6 +21,8 @@ export interface ExtractOptions {
   selectors?: Selectors;
   /** Also return the whole decision: every candidate, the page type and why, each field's choice. */
   explain?: boolean;
+  /** Also return the page's links, for a crawl. */
+  links?: boolean;
 }
 
 /** Extracts the products (or articles) of one page. Pure and never throws: odd markup yields fewer items, not an error. */
@@ -118,6 +120,7 @@ export function extract(html: string, pageUrl: string, options: ExtractOptions =
     items: items.map((m) => m.item),
     nextUrl: safely(() => findNextUrl(page), null),
   };
+  if (options.links === true) result.links = safely(() => pageLinks(page), []);
   if (explain) {
     result.explanation = {
       page_type: verdict,
@@ -312,6 +315,18 @@ function findNextUrl(page: Page): string | null {
     if (url !== null && withoutHash(url) !== current) return url;
   }
   return null;
+}
+
+/** The links a crawler may follow: a/area hrefs, made absolute, fragments dropped, rel=nofollow respected. */
+function pageLinks(page: Page): string[] {
+  const links = new Set<string>();
+  for (const el of page.elements) {
+    if ((el.name !== 'a' && el.name !== 'area') || el.attribs['href'] === undefined) continue;
+    if (/(?:^|\s)nofollow(?:\s|$)/i.test(el.attribs['rel'] ?? '')) continue;
+    const url = absoluteUrl(el.attribs['href'], page.url);
+    if (url !== null) links.add(withoutHash(url));
+  }
+  return [...links];
 }
 
 function insidePagerItem(el: Element, isNext: (el: Element, attr: string) => boolean): boolean {

@@ -149,5 +149,7 @@ export interface ExtractionResult {
   items: ExtractedItem[];
   /** Absolute URL of the page's "next" link (pagination), if any. */
   nextUrl: string | null;
+  /** Every link a crawl may follow (asked for with `links`): absolute http(s), no fragment, no nofollow, each once. */
+  links?: string[];
   explanation?: PageExplanation;
 }

@@ -1,0 +1,316 @@
+// What a worker does with each queued delivery: run a scrape job, seed a crawl, crawl one page, fire a schedule.
+import { randomUUID } from 'node:crypto';
+import type { Database } from '../db/database.js';
+import { RunCancelled, ServiceUnavailable, toProblem, type HttpProblem } from '../problems.js';
+import type { ProductStore } from '../products/product-store.js';
+import { assertAllowedUrl } from '../scraping/address-guard.js';
+import { extract } from '../scraping/extract/index.js';
+import type { Selectors } from '../scraping/extract/types.js';
+import { toScrapedProduct, type Scraper } from '../scraping/scrape-pipeline.js';
+import type { ScrapeRequest } from '../scraping/scrape-schema.js';
+import { readSitemaps } from '../scraping/sitemap.js';
+import type { PageFetcher, PageRenderer } from '../scraping/types.js';
+import { urlKey } from '../scraping/url-key.js';
+import { crawlPolicy } from './crawl-policy.js';
+import { writeCrawlLog } from './crawl-log.js';
+import type { Handlers, JobQueue, QueuedPage, WorkContext } from './job-queue.js';
+import type { Job } from './job-schema.js';
+import type { JobService } from './job-service.js';
+import { FINAL_STATUSES, type FrontierEntry, type JobStore } from './job-store.js';
+import type { LogStore } from '../scrape-logs/log-store.js';
+import type { ScheduleStore } from './schedule-store.js';
+
+export interface JobRunnerDeps {
+  db: Database;
+  jobs: JobStore;
+  schedules: ScheduleStore;
+  products: ProductStore;
+  logs: LogStore;
+  queue: JobQueue;
+  service: Pick<JobService, 'create'>;
+  scraper: Scraper;
+  fetcher: PageFetcher;
+  renderer: PageRenderer;
+  /** Tells in-process listeners (live progress streams) that a job changed. */
+  changed: (jobId: string) => void;
+  settings: { demoSiteUrl: string; allowPrivateNetworks: boolean; defaultTimeoutMs: number };
+  logger?: { warn(details: object, message: string): void; info(details: object, message: string): void };
+}
+
+export interface JobRunner {
+  handlers: Handlers;
+  /**
+   * Repairs what a dead process left: crawls whose last page finished without finishing the job,
+   * pages and jobs the queue gave up on while our rows still say pending or running.
+   */
+  sweep(): Promise<void>;
+}
+
+export function createJobRunner(deps: JobRunnerDeps): JobRunner {
+  const { jobs } = deps;
+
+  /**
+   * A signal for one run: aborted with RunCancelled when the job was cancelled, else with the
+   * queue's own reason (shutdown, expiry), after which the queue retries the delivery.
+   */
+  const runSignal = (jobId: string, context: WorkContext): AbortSignal => {
+    const controller = new AbortController();
+    const onAbort = () => {
+      void jobs.get(jobId).then(
+        (job) => controller.abort(job?.status === 'cancelled' ? new RunCancelled() : stopped(context.signal.reason)),
+        () => controller.abort(stopped(context.signal.reason)),
+      );
+    };
+    if (context.signal.aborted) onAbort();
+    else context.signal.addEventListener('abort', onAbort, { once: true });
+    return controller.signal;
+  };
+
+  const finishCrawlIfDone = async (jobId: string): Promise<void> => {
+    if ((await jobs.pendingCount(jobId)) > 0) return;
+    const job = await jobs.get(jobId);
+    if (job === undefined || FINAL_STATUSES.has(job.status)) return;
+    const status = job.progress.pages_done > 0 ? 'succeeded' : 'failed';
+    const pages = await jobs.pages(jobId);
+    const firstError = pages.find((p) => p.status === 'failed')?.error as Job['error'] | undefined;
+    // The log first, under the job's own id: a second finisher's write is refused, not doubled.
+    await writeCrawlLog(deps.logs, job, pages, status, status === 'failed' ? firstError ?? null : null);
+    await deps.db.transaction(async (tx) => {
+      await jobs.finish(jobId, status, status === 'failed' ? firstError ?? null : null, tx);
+      await jobs.addLog(jobId, jobId, tx);
+    });
+    deps.changed(jobId);
+  };
+
+  const runScrape = async (job: Job, context: WorkContext): Promise<void> => {
+    const started = await jobs.start(job.id);
+    if (started === undefined) return; // cancelled before it ran
+    deps.changed(job.id);
+    const signal = runSignal(job.id, context);
+    const { crawl: _crawl, ...request } = job.request as ScrapeRequest & { crawl?: unknown };
+    try {
+      const result = await deps.scraper.scrape(request, {
+        signal,
+        jobId: job.id,
+        onLog: (logId) => void jobs.addLog(job.id, logId).catch(() => undefined),
+        onPage: (page) => {
+          void jobs
+            .addProgress(job.id, { pagesDone: 1, pagesDiscovered: 1, productsFound: page.items.length })
+            .then(() => deps.changed(job.id), () => undefined);
+        },
+      });
+      await jobs.addProgress(job.id, { created: result.created, updated: result.updated });
+      await jobs.addLog(job.id, result.log_id);
+      await jobs.finish(job.id, 'succeeded');
+    } catch (error) {
+      const problem = toProblem(error);
+      if (problem instanceof RunCancelled) return;
+      // Stopped by shutdown or expiry, or a failure that may pass: the queue delivers it again later.
+      if ((problem.retryable || signal.aborted) && context.retryCount < context.retryLimit) throw error;
+      await jobs.finish(job.id, 'failed', errorOf(problem));
+    } finally {
+      deps.changed(job.id);
+    }
+  };
+
+  const seedCrawl = async (job: Job, context: WorkContext): Promise<void> => {
+    const started = await jobs.start(job.id);
+    if (started === undefined) return;
+    deps.changed(job.id);
+    const request = job.request;
+    const trusted = request.url === undefined;
+    const policy = crawlPolicy(job.source_url, request.crawl ?? {});
+    try {
+      if (!trusted) assertAllowedUrl(job.source_url, deps.settings.allowPrivateNetworks);
+    } catch (error) {
+      const problem = toProblem(error);
+      await writeCrawlLog(deps.logs, job, [], 'failed', errorOf(problem));
+      await deps.db.transaction(async (tx) => {
+        await jobs.finish(job.id, 'failed', errorOf(problem), tx);
+        await jobs.addLog(job.id, job.id, tx);
+      });
+      deps.changed(job.id);
+      return;
+    }
+    const signal = runSignal(job.id, context);
+    const sitemap = policy.useSitemap
+      ? await readSitemaps(job.source_url, deps.fetcher, { trusted, timeoutMs: request.timeout_ms ?? deps.settings.defaultTimeoutMs, signal, limit: policy.maxPages })
+      : { urls: [] };
+    const candidates = [
+      { url: job.source_url, depth: 0 },
+      ...sitemap.urls.filter((url) => policy.accepts(url)).map((url) => ({ url, depth: 1 })),
+    ];
+    const entries = frontierEntries(candidates).slice(0, policy.maxPages);
+    await deps.db.transaction(async (tx) => {
+      const locked = await jobs.lock(job.id, tx);
+      if (locked === undefined || FINAL_STATUSES.has(locked.status)) return;
+      const added = await jobs.addToFrontier(job.id, entries, tx);
+      await deps.queue.enqueuePages(added.map((entry) => ({ id: entry.id, job_id: job.id, url: entry.url, depth: entry.depth })), tx);
+      await jobs.addProgress(job.id, { pagesDiscovered: added.length }, tx);
+    });
+    deps.changed(job.id);
+  };
+
+  const crawlPage = async (page: QueuedPage, context: WorkContext): Promise<void> => {
+    const job = await jobs.get(page.job_id);
+    if (job === undefined || FINAL_STATUSES.has(job.status)) return;
+    const request = job.request;
+    const trusted = request.url === undefined;
+    const policy = crawlPolicy(job.source_url, request.crawl ?? {});
+    const signal = runSignal(job.id, context);
+    const timeoutMs = request.timeout_ms ?? deps.settings.defaultTimeoutMs;
+    try {
+      await politeWait(page.url, trusted, signal);
+      const loaded =
+        request.use_selenium === true
+          ? await deps.renderer.render(page.url, { timeoutMs, trusted, ...(request.wait_for ? { waitFor: request.wait_for } : {}) })
+          : await deps.fetcher.fetchPage(page.url, { timeoutMs, trusted, signal });
+      signal.throwIfAborted();
+      const followLinks = policy.followLinks && page.depth < policy.maxDepth;
+      const result = extract(loaded.html, loaded.url, {
+        ...(request.selectors ? { selectors: request.selectors as Selectors } : {}),
+        links: followLinks,
+      });
+      const linked = followLinks
+        ? (result.links ?? []).filter((url) => policy.accepts(url)).map((url) => ({ url, depth: page.depth + 1 }))
+        : [];
+      const discovered = frontierEntries(linked);
+      const scraped = result.items.map((item) => toScrapedProduct(item, { url: loaded.url, page_type: result.page_type }));
+      const raw = result.items.map((item) => ({ ...item, page_url: loaded.url }));
+      let changedJob = false;
+      await deps.db.transaction(async (tx) => {
+        // The job row's lock orders this page against a cancel and against the crawl's other pages.
+        const locked = await jobs.lock(job.id, tx);
+        if (locked === undefined || FINAL_STATUSES.has(locked.status)) return;
+        if (!(await jobs.settlePage(page.id, { status: 'done', pageType: result.page_type, products: scraped.length, items: raw }, tx))) return;
+        const stored = await deps.products.upsertScraped(scraped, tx);
+        const room = Math.max(0, policy.maxPages - (await jobs.frontierSize(job.id, tx)));
+        const added = room === 0 ? [] : await jobs.addToFrontier(job.id, discovered.slice(0, room), tx);
+        await deps.queue.enqueuePages(added.map((entry) => ({ id: entry.id, job_id: job.id, url: entry.url, depth: entry.depth })), tx);
+        await jobs.addProgress(job.id, { pagesDone: 1, pagesDiscovered: added.length, productsFound: scraped.length, created: stored.created, updated: stored.updated }, tx);
+        changedJob = true;
+      });
+      if (changedJob) deps.changed(job.id);
+    } catch (error) {
+      const problem = toProblem(error);
+      if (problem instanceof RunCancelled) return;
+      if ((problem.retryable || signal.aborted) && context.retryCount < context.retryLimit) throw error;
+      await deps.db.transaction(async (tx) => {
+        const locked = await jobs.lock(job.id, tx);
+        if (locked === undefined || FINAL_STATUSES.has(locked.status)) return;
+        if (await jobs.settlePage(page.id, { status: 'failed', error: { ...errorOf(problem), url: page.url } }, tx)) {
+          await jobs.addProgress(job.id, { pagesFailed: 1 }, tx);
+        }
+      });
+      deps.changed(job.id);
+    }
+    await finishCrawlIfDone(job.id);
+  };
+
+  /** robots.txt's Crawl-delay, honoured across every worker: each fetch of a host takes the next free slot. */
+  const politeWait = async (url: string, trusted: boolean, signal: AbortSignal): Promise<void> => {
+    const { crawlDelaySeconds } = await deps.fetcher.robots(url, { trusted }).catch(() => ({ crawlDelaySeconds: null }));
+    if (crawlDelaySeconds === null) return;
+    const host = new URL(url).host;
+    const [slot] = await deps.db.query<{ wait_ms: number }>(
+      `INSERT INTO host_politeness (host, next_at) VALUES ($1, now() + make_interval(secs => $2))
+       ON CONFLICT (host) DO UPDATE SET next_at = greatest(host_politeness.next_at, now()) + make_interval(secs => $2)
+       RETURNING greatest(0, extract(epoch FROM (next_at - make_interval(secs => $2) - now())) * 1000)::float8 AS wait_ms`,
+      [host, Math.min(crawlDelaySeconds, 60)],
+    );
+    const waitMs = slot?.wait_ms ?? 0;
+    if (waitMs > 0) await sleep(waitMs, signal);
+  };
+
+  const fireSchedule = async (scheduleId: string): Promise<void> => {
+    const schedule = await deps.schedules.get(scheduleId);
+    if (schedule === undefined || schedule.paused) return;
+    if (!schedule.allow_overlap) {
+      const running = await jobs.list({ schedule_id: scheduleId, limit: 1, offset: 0 });
+      if (running.items.some((job) => !FINAL_STATUSES.has(job.status))) {
+        await deps.schedules.recordSkip(scheduleId);
+        deps.logger?.info({ schedule: scheduleId, running: running.items[0]?.id }, 'schedule skipped: its previous run is still going');
+        return;
+      }
+    }
+    await deps.db.transaction(async (tx) => {
+      const job = await deps.service.create(schedule.job, { scheduleId, tx });
+      await deps.schedules.recordRun(scheduleId, job.id, tx);
+    });
+  };
+
+  return {
+    handlers: {
+      job: async ({ job_id }, context) => {
+        const job = await jobs.get(job_id);
+        if (job === undefined || FINAL_STATUSES.has(job.status)) return;
+        if (job.kind === 'crawl') await seedCrawl(job, context);
+        else await runScrape(job, context);
+      },
+      page: crawlPage,
+      scheduled: async ({ schedule_id }) => fireSchedule(schedule_id),
+    },
+
+    async sweep() {
+      for (const jobId of await jobs.stalledCrawls()) await finishCrawlIfDone(jobId);
+      // A delivery the queue gave up on (its worker died on every try) leaves our row behind.
+      for (const job of await jobs.quietRunning(60)) {
+        if (job.kind === 'scrape') {
+          const state = await deps.queue.jobState(job.id);
+          if (state === 'failed' || state === 'cancelled' || state === 'completed') {
+            await jobs.finish(job.id, 'failed', { type: 'urn:data-aggregator:problem:worker-lost', status: 503, detail: 'The worker running this job stopped and its retries ran out.' });
+            deps.changed(job.id);
+          }
+          continue;
+        }
+        const pending = await jobs.pendingPageIds(job.id);
+        const states = await deps.queue.pageStates(pending.slice(0, 200));
+        for (const [pageId, state] of states) {
+          if (state !== 'failed' && state !== 'cancelled' && state !== 'completed') continue;
+          await deps.db.transaction(async (tx) => {
+            if (await jobs.settlePage(pageId, { status: 'failed', error: { type: 'urn:data-aggregator:problem:worker-lost', status: 503, detail: 'The worker fetching this page stopped and its retries ran out.' } }, tx)) {
+              await jobs.addProgress(job.id, { pagesFailed: 1 }, tx);
+            }
+          });
+        }
+        await finishCrawlIfDone(job.id);
+      }
+    },
+  };
+}
+
+/** Each URL once, by its canonical key; ids are the queue jobs' ids too. */
+function frontierEntries(candidates: ReadonlyArray<{ url: string; depth: number }>): FrontierEntry[] {
+  const seen = new Set<string>();
+  const entries: FrontierEntry[] = [];
+  for (const { url, depth } of candidates) {
+    const key = urlKey(url);
+    if (key === null || seen.has(key)) continue;
+    seen.add(key);
+    entries.push({ id: randomUUID(), url_key: key, url, depth });
+  }
+  return entries;
+}
+
+function errorOf(problem: HttpProblem): NonNullable<Job['error']> {
+  return { type: problem.type, status: problem.status, detail: problem.message };
+}
+
+function stopped(reason: unknown): Error {
+  return reason instanceof Error ? reason : new ServiceUnavailable('The worker stopped this run; it will be retried.');
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}

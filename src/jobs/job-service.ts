@@ -1,0 +1,196 @@
+// Jobs and schedules as the API drives them: create (row and queue entry in one transaction), cancel, schedule.
+import { randomUUID } from 'node:crypto';
+import { load } from 'cheerio';
+import type { Database, Queryable } from '../db/database.js';
+import { HttpProblem, NotFound, ValidationFailed, type FieldError } from '../problems.js';
+import { assertAllowedUrl } from '../scraping/address-guard.js';
+import type { LogStore } from '../scrape-logs/log-store.js';
+import { writeCrawlLog } from './crawl-log.js';
+import type { JobQueue } from './job-queue.js';
+import type { Job, JobRequest, Schedule, ScheduleCreate, SchedulePatch } from './job-schema.js';
+import { FINAL_STATUSES, type JobStore } from './job-store.js';
+import type { ScheduleFields, ScheduleStore, StoredSchedule } from './schedule-store.js';
+
+export interface JobService {
+  /** Checks the request as a scrape would, then stores the job and queues it, together. */
+  create(request: JobRequest, options?: { scheduleId?: string; tx?: Queryable }): Promise<Job>;
+  /** Cancels a queued or running job; a cancelled one is answered as it is; an ended one is a 409. */
+  cancel(id: string): Promise<Job>;
+  createSchedule(input: ScheduleCreate): Promise<Schedule>;
+  getSchedule(id: string): Promise<Schedule>;
+  listSchedules(items: StoredSchedule[]): Schedule[];
+  updateSchedule(id: string, patch: SchedulePatch): Promise<Schedule>;
+  deleteSchedule(id: string): Promise<void>;
+}
+
+export interface JobServiceDeps {
+  db: Database;
+  jobs: JobStore;
+  schedules: ScheduleStore;
+  logs: LogStore;
+  queue: JobQueue;
+  demoSiteUrl: string;
+  allowPrivateNetworks: boolean;
+  changed: (jobId: string) => void;
+}
+
+export class JobAlreadyEnded extends HttpProblem {
+  constructor(job: Job) {
+    super(409, 'job-ended', 'Conflict', `Job ${job.id} already ${job.status}; only a queued or running job can be cancelled.`);
+  }
+}
+
+export function createJobService(deps: JobServiceDeps): JobService {
+  const { jobs, schedules, queue } = deps;
+
+  /** What a scrape would refuse, refused before anything is queued: bad selectors, a blocked target. */
+  const check = (request: JobRequest, at = '/body'): void => {
+    const errors: FieldError[] = [];
+    const $ = load('<p></p>');
+    for (const [key, selector] of [...Object.entries(request.selectors ?? {}), ['wait_for', request.wait_for] as const]) {
+      if (typeof selector !== 'string') continue;
+      try {
+        $(selector);
+      } catch {
+        errors.push({ path: key === 'wait_for' ? `${at}/wait_for` : `${at}/selectors/${key}`, message: 'is not a valid CSS selector' });
+      }
+    }
+    if (errors.length > 0) throw new ValidationFailed(errors);
+    if (request.url !== undefined) assertAllowedUrl(request.url, deps.allowPrivateNetworks);
+  };
+
+  /** The queue's calendar expression: a cron as given, "every N minutes" as a recurrence rule. */
+  const expressionOf = (fields: Pick<ScheduleFields, 'cron' | 'every_minutes'>): string =>
+    fields.cron ?? `FREQ=MINUTELY;INTERVAL=${fields.every_minutes}`;
+
+  const withNextRun = (stored: StoredSchedule): Schedule => {
+    let next: Date | null = null;
+    if (!stored.paused) {
+      try {
+        next = queue.nextRun(expressionOf(stored), stored.timezone);
+      } catch {
+        next = null;
+      }
+    }
+    return { ...stored, job: stored.job as Schedule['job'], next_run_at: next?.toISOString() ?? null };
+  };
+
+  /** 422 for a calendar the queue cannot read, naming the field, before anything is stored. */
+  const checkCalendar = (fields: Pick<ScheduleFields, 'cron' | 'every_minutes' | 'timezone'>, given: { every_minutes?: number | undefined }): void => {
+    if ((fields.cron === null) === (fields.every_minutes === null)) {
+      throw new ValidationFailed([{ path: '/body/cron', message: 'give exactly one of cron and every_minutes' }]);
+    }
+    try {
+      new Intl.DateTimeFormat('en', { timeZone: fields.timezone });
+    } catch {
+      throw new ValidationFailed([{ path: '/body/timezone', message: `is not an IANA time zone: "${fields.timezone}"` }]);
+    }
+    try {
+      queue.nextRun(expressionOf(fields), fields.timezone);
+    } catch (error) {
+      const path = given.every_minutes !== undefined ? '/body/every_minutes' : '/body/cron';
+      throw new ValidationFailed([{ path, message: `is not a schedule the queue can run: ${(error as Error).message}` }]);
+    }
+  };
+
+  const applyCalendar = async (stored: StoredSchedule): Promise<void> => {
+    if (stored.paused) await queue.unschedule(stored.id);
+    else await queue.schedule(stored.id, expressionOf(stored), stored.timezone);
+  };
+
+  return {
+    async create(request, options = {}) {
+      check(request);
+      const id = randomUUID();
+      const insert = async (tx: Queryable) => {
+        const job = await jobs.create(
+          { id, kind: request.crawl === undefined ? 'scrape' : 'crawl', sourceUrl: request.url ?? deps.demoSiteUrl, request, scheduleId: options.scheduleId ?? null },
+          tx,
+        );
+        await queue.enqueueJob(id, tx);
+        return job;
+      };
+      const job = options.tx === undefined ? await deps.db.transaction(insert) : await insert(options.tx);
+      deps.changed(id);
+      return job;
+    },
+
+    async cancel(id) {
+      const job = await jobs.get(id);
+      if (job === undefined) throw new NotFound(`Job ${id} does not exist.`);
+      if (job.status === 'cancelled') return job;
+      if (FINAL_STATUSES.has(job.status)) throw new JobAlreadyEnded(job);
+      const cancelled = await jobs.finish(id, 'cancelled', { type: 'urn:data-aggregator:problem:cancelled', status: 409, detail: 'Cancelled by request.' });
+      if (cancelled === undefined) {
+        const now = (await jobs.get(id))!;
+        if (now.status === 'cancelled') return now;
+        throw new JobAlreadyEnded(now);
+      }
+      await queue.cancelJob(id);
+      if (job.kind === 'crawl') {
+        await queue.cancelPages(await jobs.pendingPageIds(id));
+        // A crawl's pages commit under the job row's lock, so every page stored before the cancel is in this log.
+        await writeCrawlLog(deps.logs, cancelled, await jobs.pages(id), 'cancelled', cancelled.error);
+        await jobs.addLog(id, id);
+      }
+      deps.changed(id);
+      return (await jobs.get(id))!;
+    },
+
+    async createSchedule(input) {
+      const fields: ScheduleFields = {
+        name: input.name ?? null,
+        cron: input.cron ?? null,
+        every_minutes: input.every_minutes ?? null,
+        timezone: input.timezone ?? 'UTC',
+        job: input.job,
+        paused: input.paused ?? false,
+        allow_overlap: input.allow_overlap ?? false,
+      };
+      checkCalendar(fields, input);
+      check(input.job, '/body/job');
+      const stored = await schedules.create(randomUUID(), fields);
+      await applyCalendar(stored);
+      return withNextRun(stored);
+    },
+
+    async getSchedule(id) {
+      const stored = await schedules.get(id);
+      if (stored === undefined) throw new NotFound(`Schedule ${id} does not exist.`);
+      return withNextRun(stored);
+    },
+
+    listSchedules: (items) => items.map(withNextRun),
+
+    async updateSchedule(id, patch) {
+      const current = await schedules.get(id);
+      if (current === undefined) throw new NotFound(`Schedule ${id} does not exist.`);
+      // Giving one calendar form replaces the other.
+      const calendar =
+        patch.cron !== undefined ? { cron: patch.cron, every_minutes: null }
+        : patch.every_minutes !== undefined ? { cron: null, every_minutes: patch.every_minutes }
+        : { cron: current.cron, every_minutes: current.every_minutes };
+      const fields: ScheduleFields = {
+        name: patch.name === undefined ? current.name : patch.name,
+        ...calendar,
+        timezone: patch.timezone ?? current.timezone,
+        job: patch.job ?? current.job,
+        paused: patch.paused ?? current.paused,
+        allow_overlap: patch.allow_overlap ?? current.allow_overlap,
+      };
+      if (patch.cron !== undefined && patch.every_minutes !== undefined) {
+        throw new ValidationFailed([{ path: '/body/cron', message: 'give exactly one of cron and every_minutes' }]);
+      }
+      checkCalendar(fields, patch);
+      if (patch.job !== undefined) check(patch.job, '/body/job');
+      const stored = (await schedules.update(id, fields))!;
+      await applyCalendar(stored);
+      return withNextRun(stored);
+    },
+
+    async deleteSchedule(id) {
+      if (!(await schedules.delete(id))) throw new NotFound(`Schedule ${id} does not exist.`);
+      await queue.unschedule(id);
+    },
+  };
+}

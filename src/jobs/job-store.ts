@@ -1,0 +1,271 @@
+// Jobs as the API shows them, and a crawl's frontier, in the relational database (PostgreSQL or PGlite).
+import { hostname } from 'node:os';
+import type { Database, Queryable } from '../db/database.js';
+import type { Job, JobListQuery, JobRequest, JobStatus } from './job-schema.js';
+
+/** Who settles a frontier page: this process, as "host:pid". */
+const WORKER = `${hostname()}:${process.pid}`;
+
+const isoTime = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+const JOB_COLUMNS = `id, kind, status, source_url, request, schedule_id, attempts,
+  pages_done, pages_discovered, pages_failed, products_found, products_created, products_updated,
+  log_ids, error, ${isoTime('created_at')} AS created_at, ${isoTime('started_at')} AS started_at,
+  ${isoTime('finished_at')} AS finished_at, ${isoTime('updated_at')} AS updated_at`;
+
+interface JobRow {
+  id: string;
+  kind: 'scrape' | 'crawl';
+  status: JobStatus;
+  source_url: string;
+  request: JobRequest;
+  schedule_id: string | null;
+  attempts: number;
+  pages_done: number;
+  pages_discovered: number;
+  pages_failed: number;
+  products_found: number;
+  products_created: number;
+  products_updated: number;
+  log_ids: string[] | string;
+  error: Job['error'];
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  updated_at: string;
+}
+
+export const FINAL_STATUSES: ReadonlySet<JobStatus> = new Set(['succeeded', 'failed', 'cancelled']);
+
+export interface NewJob {
+  id: string;
+  kind: 'scrape' | 'crawl';
+  sourceUrl: string;
+  request: JobRequest;
+  scheduleId: string | null;
+}
+
+/** What one step of a job adds to its counters. */
+export interface ProgressDelta {
+  pagesDone?: number;
+  pagesDiscovered?: number;
+  pagesFailed?: number;
+  productsFound?: number;
+  created?: number;
+  updated?: number;
+}
+
+export interface FrontierEntry {
+  id: string;
+  url_key: string;
+  url: string;
+  depth: number;
+}
+
+export interface FrontierPage {
+  url: string;
+  status: 'pending' | 'done' | 'failed';
+  page_type: string | null;
+  items: unknown[] | null;
+  error: unknown;
+}
+
+export interface JobStore {
+  create(job: NewJob, tx?: Queryable): Promise<Job>;
+  get(id: string, tx?: Queryable): Promise<Job | undefined>;
+  list(query: JobListQuery): Promise<{ items: Job[]; total: number }>;
+  /** queued -> running (or a retry of a running scrape): counts the attempt. Undefined when the job is over. */
+  start(id: string): Promise<Job | undefined>;
+  addProgress(id: string, delta: ProgressDelta, tx?: Queryable): Promise<void>;
+  addLog(id: string, logId: string, tx?: Queryable): Promise<void>;
+  /** Ends a job that has not ended yet; undefined when another process ended it first. */
+  finish(id: string, status: 'succeeded' | 'failed' | 'cancelled', error?: Job['error'], tx?: Queryable): Promise<Job | undefined>;
+  /** Locks the job row for the rest of the transaction: frontier growth of one crawl is serialised. */
+  lock(id: string, tx: Queryable): Promise<Job | undefined>;
+  /** Crawls still running whose frontier has nothing left to do (a finisher that died). */
+  stalledCrawls(): Promise<string[]>;
+  /** Scrape jobs marked running whose last change is older than `seconds` (their worker may be gone). */
+  quietRunning(seconds: number): Promise<Job[]>;
+
+  /** Adds URLs to a crawl's frontier, each once; answers the ones that were new. */
+  addToFrontier(jobId: string, entries: readonly FrontierEntry[], tx: Queryable): Promise<FrontierEntry[]>;
+  frontierSize(jobId: string, tx?: Queryable): Promise<number>;
+  /** Marks a frontier page done or failed; false when it was not pending (a retry after a crash, say). */
+  settlePage(
+    pageId: string,
+    outcome: { status: 'done' | 'failed'; pageType?: string; products?: number; items?: unknown[]; error?: unknown },
+    tx: Queryable,
+  ): Promise<boolean>;
+  pendingPageIds(jobId: string): Promise<string[]>;
+  pendingCount(jobId: string, tx?: Queryable): Promise<number>;
+  pages(jobId: string): Promise<FrontierPage[]>;
+}
+
+function toJob(row: JobRow): Job {
+  return {
+    id: row.id,
+    kind: row.kind,
+    status: row.status,
+    source_url: row.source_url,
+    request: row.request as Job['request'],
+    schedule_id: row.schedule_id,
+    attempts: row.attempts,
+    progress: {
+      pages_done: row.pages_done,
+      pages_discovered: row.pages_discovered,
+      pages_failed: row.pages_failed,
+      products_found: row.products_found,
+      created: row.products_created,
+      updated: row.products_updated,
+    },
+    log_ids: parseUuidArray(row.log_ids),
+    error: row.error,
+    created_at: row.created_at,
+    started_at: row.started_at,
+    finished_at: row.finished_at,
+    updated_at: row.updated_at,
+  };
+}
+
+/** node-postgres parses uuid[] into an array; PGlite may hand back the text form "{a,b}". */
+function parseUuidArray(value: string[] | string): string[] {
+  if (Array.isArray(value)) return value;
+  const inner = value.replace(/^\{|\}$/g, '');
+  return inner === '' ? [] : inner.split(',');
+}
+
+export function createJobStore(db: Database): JobStore {
+  const one = async (sql: string, params: unknown[], tx: Queryable = db): Promise<Job | undefined> => {
+    const rows = await tx.query<JobRow>(sql, params);
+    return rows[0] === undefined ? undefined : toJob(rows[0]);
+  };
+
+  return {
+    async create(job, tx) {
+      return (await one(
+        `INSERT INTO jobs (id, kind, status, source_url, request, schedule_id) VALUES ($1, $2, 'queued', $3, $4, $5) RETURNING ${JOB_COLUMNS}`,
+        [job.id, job.kind, job.sourceUrl, JSON.stringify(job.request), job.scheduleId],
+        tx,
+      ))!;
+    },
+
+    get: (id, tx) => one(`SELECT ${JOB_COLUMNS} FROM jobs WHERE id = $1`, [id], tx),
+
+    async list(query) {
+      const conditions: string[] = [];
+      const params: unknown[] = [];
+      const add = (sql: (p: string) => string, value: unknown) => {
+        params.push(value);
+        conditions.push(sql(`$${params.length}`));
+      };
+      if (query.status !== undefined) add((p) => `status = ${p}`, query.status);
+      if (query.source !== undefined) add((p) => `source_url = ${p}`, query.source);
+      if (query.schedule_id !== undefined) add((p) => `schedule_id = ${p}::uuid`, query.schedule_id);
+      const where = conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`;
+      const rows = await db.query<JobRow & { total: number }>(
+        `SELECT ${JOB_COLUMNS}, count(*) OVER ()::int AS total FROM jobs ${where}
+         ORDER BY jobs.created_at DESC, id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+        [...params, query.limit, query.offset],
+      );
+      const total = rows[0]?.total ?? (query.offset > 0 ? (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM jobs ${where}`, params))[0]!.n : 0);
+      return { items: rows.map(toJob), total };
+    },
+
+    start: (id) =>
+      one(
+        `UPDATE jobs SET status = 'running', attempts = attempts + 1, started_at = COALESCE(started_at, now()), updated_at = now()
+         WHERE id = $1 AND status IN ('queued', 'running') RETURNING ${JOB_COLUMNS}`,
+        [id],
+      ),
+
+    async addProgress(id, d, tx = db) {
+      await tx.query(
+        `UPDATE jobs SET pages_done = pages_done + $2, pages_discovered = pages_discovered + $3, pages_failed = pages_failed + $4,
+           products_found = products_found + $5, products_created = products_created + $6, products_updated = products_updated + $7,
+           updated_at = now()
+         WHERE id = $1`,
+        [id, d.pagesDone ?? 0, d.pagesDiscovered ?? 0, d.pagesFailed ?? 0, d.productsFound ?? 0, d.created ?? 0, d.updated ?? 0],
+      );
+    },
+
+    async addLog(id, logId, tx = db) {
+      await tx.query(`UPDATE jobs SET log_ids = array_append(log_ids, $2::uuid), updated_at = now() WHERE id = $1 AND NOT ($2::uuid = ANY (log_ids))`, [id, logId]);
+    },
+
+    finish: (id, status, error, tx) =>
+      one(
+        `UPDATE jobs SET status = $2, error = $3, finished_at = now(), updated_at = now()
+         WHERE id = $1 AND status IN ('queued', 'running') RETURNING ${JOB_COLUMNS}`,
+        [id, status, error === undefined || error === null ? null : JSON.stringify(error)],
+        tx,
+      ),
+
+    lock: (id, tx) => one(`SELECT ${JOB_COLUMNS} FROM jobs WHERE id = $1 FOR UPDATE`, [id], tx),
+
+    async stalledCrawls() {
+      const rows = await db.query<{ id: string }>(
+        `SELECT id FROM jobs j WHERE kind = 'crawl' AND status = 'running' AND updated_at < now() - interval '5 seconds'
+           AND NOT EXISTS (SELECT 1 FROM crawl_frontier f WHERE f.job_id = j.id AND f.status = 'pending')`,
+      );
+      return rows.map((r) => r.id);
+    },
+
+    async quietRunning(seconds) {
+      const rows = await db.query<JobRow>(
+        `SELECT ${JOB_COLUMNS} FROM jobs WHERE status IN ('queued', 'running') AND updated_at < now() - make_interval(secs => $1)`,
+        [seconds],
+      );
+      return rows.map(toJob);
+    },
+
+    async addToFrontier(jobId, entries, tx) {
+      if (entries.length === 0) return [];
+      return tx.query<FrontierEntry>(
+        `INSERT INTO crawl_frontier (id, job_id, url_key, url, depth, status)
+         SELECT e.id, $1, e.url_key, e.url, e.depth, 'pending'
+           FROM unnest($2::uuid[], $3::text[], $4::text[], $5::int[]) AS e (id, url_key, url, depth)
+         ON CONFLICT (job_id, url_key) DO NOTHING
+         RETURNING id, url_key, url, depth`,
+        [jobId, entries.map((e) => e.id), entries.map((e) => e.url_key), entries.map((e) => e.url), entries.map((e) => e.depth)],
+      );
+    },
+
+    async frontierSize(jobId, tx = db) {
+      const [row] = await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM crawl_frontier WHERE job_id = $1', [jobId]);
+      return row?.n ?? 0;
+    },
+
+    async settlePage(pageId, outcome, tx) {
+      const rows = await tx.query(
+        `UPDATE crawl_frontier SET status = $2, page_type = $3, products = $4, items = $5, error = $6, worker = $7, finished_at = now()
+         WHERE id = $1 AND status = 'pending' RETURNING id`,
+        [
+          pageId,
+          outcome.status,
+          outcome.pageType ?? null,
+          outcome.products ?? 0,
+          outcome.items === undefined ? null : JSON.stringify(outcome.items),
+          outcome.error === undefined ? null : JSON.stringify(outcome.error),
+          WORKER,
+        ],
+      );
+      return rows.length > 0;
+    },
+
+    async pendingPageIds(jobId) {
+      const rows = await db.query<{ id: string }>(`SELECT id FROM crawl_frontier WHERE job_id = $1 AND status = 'pending'`, [jobId]);
+      return rows.map((r) => r.id);
+    },
+
+    async pendingCount(jobId, tx = db) {
+      const [row] = await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM crawl_frontier WHERE job_id = $1 AND status = 'pending'`, [jobId]);
+      return row?.n ?? 0;
+    },
+
+    pages: (jobId) =>
+      db.query<FrontierPage>(
+        `SELECT url, status, page_type, items, error FROM crawl_frontier WHERE job_id = $1 ORDER BY depth, finished_at NULLS LAST, url_key`,
+        [jobId],
+      ),
+  };
+}

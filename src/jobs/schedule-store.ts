@@ -1,0 +1,87 @@
+// Schedules in the relational database: what to run and when. The queue's cron (pg-boss) fires them.
+import type { Database, Queryable } from '../db/database.js';
+import type { JobRequest, Schedule, ScheduleListQuery } from './job-schema.js';
+
+const isoTime = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+const COLUMNS = `id, name, cron, every_minutes, timezone, job, paused, allow_overlap, runs, skipped,
+  ${isoTime('last_run_at')} AS last_run_at, last_job_id, ${isoTime('last_skipped_at')} AS last_skipped_at,
+  ${isoTime('created_at')} AS created_at, ${isoTime('updated_at')} AS updated_at`;
+
+/** A schedule as stored; `next_run_at` is the queue's to compute. */
+export type StoredSchedule = Omit<Schedule, 'next_run_at' | 'job'> & { job: JobRequest };
+
+export interface ScheduleFields {
+  name: string | null;
+  cron: string | null;
+  every_minutes: number | null;
+  timezone: string;
+  job: JobRequest;
+  paused: boolean;
+  allow_overlap: boolean;
+}
+
+export interface ScheduleStore {
+  create(id: string, fields: ScheduleFields, tx?: Queryable): Promise<StoredSchedule>;
+  get(id: string, tx?: Queryable): Promise<StoredSchedule | undefined>;
+  list(query: ScheduleListQuery): Promise<{ items: StoredSchedule[]; total: number }>;
+  update(id: string, fields: ScheduleFields, tx?: Queryable): Promise<StoredSchedule | undefined>;
+  delete(id: string, tx?: Queryable): Promise<boolean>;
+  recordRun(id: string, jobId: string, tx: Queryable): Promise<void>;
+  recordSkip(id: string, tx?: Queryable): Promise<void>;
+  /** Every schedule that is not paused, to put them all back in the queue's calendar at start. */
+  active(): Promise<StoredSchedule[]>;
+}
+
+export function createScheduleStore(db: Database): ScheduleStore {
+  return {
+    async create(id, f, tx = db) {
+      const rows = await tx.query<StoredSchedule>(
+        `INSERT INTO schedules (id, name, cron, every_minutes, timezone, job, paused, allow_overlap)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${COLUMNS}`,
+        [id, f.name, f.cron, f.every_minutes, f.timezone, JSON.stringify(f.job), f.paused, f.allow_overlap],
+      );
+      return rows[0]!;
+    },
+
+    async get(id, tx = db) {
+      const rows = await tx.query<StoredSchedule>(`SELECT ${COLUMNS} FROM schedules WHERE id = $1`, [id]);
+      return rows[0];
+    },
+
+    async list(query) {
+      const where = query.paused === undefined ? '' : 'WHERE paused = $3';
+      const params: unknown[] = [query.limit, query.offset, ...(query.paused === undefined ? [] : [query.paused])];
+      const rows = await db.query<StoredSchedule & { total: number }>(
+        `SELECT ${COLUMNS}, count(*) OVER ()::int AS total FROM schedules ${where} ORDER BY schedules.created_at DESC, id DESC LIMIT $1 OFFSET $2`,
+        params,
+      );
+      const total = rows[0]?.total ?? 0;
+      return { items: rows.map(({ total: _total, ...schedule }) => schedule), total };
+    },
+
+    async update(id, f, tx = db) {
+      const rows = await tx.query<StoredSchedule>(
+        `UPDATE schedules SET name = $2, cron = $3, every_minutes = $4, timezone = $5, job = $6, paused = $7, allow_overlap = $8, updated_at = now()
+         WHERE id = $1 RETURNING ${COLUMNS}`,
+        [id, f.name, f.cron, f.every_minutes, f.timezone, JSON.stringify(f.job), f.paused, f.allow_overlap],
+      );
+      return rows[0];
+    },
+
+    async delete(id, tx = db) {
+      const rows = await tx.query('DELETE FROM schedules WHERE id = $1 RETURNING id', [id]);
+      return rows.length > 0;
+    },
+
+    async recordRun(id, jobId, tx) {
+      await tx.query('UPDATE schedules SET runs = runs + 1, last_run_at = now(), last_job_id = $2 WHERE id = $1', [id, jobId]);
+    },
+
+    async recordSkip(id, tx = db) {
+      await tx.query('UPDATE schedules SET skipped = skipped + 1, last_skipped_at = now() WHERE id = $1', [id]);
+    },
+
+    active: () => db.query<StoredSchedule>(`SELECT ${COLUMNS} FROM schedules WHERE NOT paused`),
+  };
+}

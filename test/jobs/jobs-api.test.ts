@@ -1,0 +1,294 @@
+// Jobs end to end in one process (API and worker): async scrapes, whole-site crawls, cancel, retries, live progress, schedules.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { App } from '../../src/http/base-app.js';
+import type { JobSystem } from '../../src/jobs/job-system.js';
+import { catalogueBooks } from '../fixtures/books-catalogue.js';
+import { startFixtureSite, type FixtureSite } from '../fixtures/site.js';
+import { assertProblem, backends, mainServiceOn, warnIfNoPostgres } from '../helpers.js';
+
+warnIfNoPostgres();
+
+interface JobBody {
+  id: string;
+  kind: string;
+  status: string;
+  attempts: number;
+  progress: { pages_done: number; pages_discovered: number; pages_failed: number; products_found: number; created: number; updated: number };
+  log_ids: string[];
+  error: { status: number; detail: string } | null;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
+const ENDED = new Set(['succeeded', 'failed', 'cancelled']);
+/** Quick retries, so a retry test waits a second, not the production five. */
+const TIMING = { retryDelaySeconds: 1 };
+
+for (const backend of backends()) {
+  describe(`jobs on ${backend.name}`, () => {
+    let site: FixtureSite;
+    let slow: FixtureSite;
+    let app: App;
+    let system: JobSystem;
+    const closers: Array<() => Promise<void>> = [];
+
+    before(async () => {
+      site = await startFixtureSite({ catalogue: { pages: 3, perPage: 20 } });
+      slow = await startFixtureSite({ catalogue: { pages: 5, perPage: 20 }, latencyMs: 400 });
+      const db = await backend.open();
+      closers.push(() => db.close(), () => site.close(), () => slow.close());
+      const service = await mainServiceOn(
+        db,
+        { after: (fn) => closers.unshift(fn) },
+        { SCRAPE_ALLOW_PRIVATE_NETWORKS: 'true', DEMO_SITE_URL: `${site.url}books/`, WORKER_CONCURRENCY: '4' },
+        { work: true, queueTiming: TIMING },
+      );
+      app = service.app;
+      system = service.jobSystem;
+    });
+    after(async () => {
+      for (const close of closers) await close();
+    });
+
+    const get = async (id: string): Promise<JobBody> => (await app.inject({ url: `/jobs/${id}` })).json();
+    const untilEnded = async (id: string, withinMs = 30_000): Promise<JobBody> => {
+      const deadline = Date.now() + withinMs;
+      for (;;) {
+        const job = await get(id);
+        if (ENDED.has(job.status)) return job;
+        if (Date.now() > deadline) throw new Error(`job ${id} still ${job.status} after ${withinMs} ms: ${JSON.stringify(job)}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    };
+    const post = (body: object, url = '/jobs', headers: Record<string, string> = {}) => app.inject({ method: 'POST', url, payload: body, headers });
+
+    test('POST /jobs answers 202 with Location; a worker runs it; the job shows progress, timings, attempts and its log', async () => {
+      const res = await post({ url: `${site.url}pages/jsonld-product.html` });
+      assert.equal(res.statusCode, 202, res.body);
+      const queued = res.json() as JobBody;
+      assert.equal(res.headers.location, `/jobs/${queued.id}`);
+      assert.deepEqual([queued.kind, queued.status, queued.attempts], ['scrape', 'queued', 0]);
+      const job = await untilEnded(queued.id);
+      assert.equal(job.status, 'succeeded', JSON.stringify(job));
+      assert.equal(job.attempts, 1);
+      assert.deepEqual(job.progress, { pages_done: 1, pages_discovered: 1, pages_failed: 0, products_found: 1, created: job.progress.created, updated: job.progress.updated });
+      assert.equal(job.progress.created + job.progress.updated, 1);
+      assert.ok(job.started_at !== null && job.finished_at !== null && job.finished_at >= job.started_at);
+      assert.equal(job.log_ids.length, 1);
+      const log = (await app.inject({ url: `/scrape-logs/${job.log_ids[0]}` })).json();
+      assert.deepEqual([log.status, log.job_id, log.count], ['succeeded', job.id, 1]);
+    });
+
+    test('POST /scrape with Prefer: respond-async queues the same run as a job', async () => {
+      const res = await post({ url: `${site.url}pages/opengraph.html` }, '/scrape', { prefer: 'respond-async' });
+      assert.equal(res.statusCode, 202, res.body);
+      assert.equal(res.headers['preference-applied'], 'respond-async');
+      assert.match(String(res.headers.location), /^\/jobs\/[0-9a-f-]{36}$/);
+      const job = await untilEnded(res.json().id);
+      assert.equal(job.status, 'succeeded');
+      // Without the preference the contract of POST /scrape is unchanged.
+      assert.equal((await post({ url: `${site.url}pages/opengraph.html` }, '/scrape')).statusCode, 200);
+    });
+
+    test('a whole-site crawl from the sitemap fetches every page once and stores every product once; its counts add up', async () => {
+      const before = new Map(site.hits);
+      const res = await post({ url: `${site.url}books/`, crawl: { sitemap: true, max_pages: 500, include: ['/books/**'], exclude: ['**/category/**'] } });
+      assert.equal(res.statusCode, 202, res.body);
+      const job = await untilEnded(res.json().id, 60_000);
+      assert.equal(job.status, 'succeeded', JSON.stringify(job));
+      const fetched = [...site.hits].filter(([path, n]) => path.startsWith('/books/') && n > (before.get(path) ?? 0));
+      const again = fetched.filter(([path, n]) => n - (before.get(path) ?? 0) > 1);
+      assert.deepEqual(again, [], 'no page fetched twice');
+      // 60 detail pages from the gzipped sitemap, the listing pages, and the aliases the listing links to.
+      assert.ok(fetched.length >= 60 + 3, `${fetched.length} pages fetched`);
+      assert.equal(job.progress.pages_done + job.progress.pages_failed, job.progress.pages_discovered);
+      assert.equal(job.progress.pages_done, fetched.length);
+      assert.equal(job.progress.pages_failed, 0);
+      // Listing cards and detail pages name the same 60 books: one product each, however often seen.
+      const books = catalogueBooks({ pages: 3, perPage: 20 });
+      for (const book of books.slice(0, 5)) {
+        const url = `${site.url}books/${book.detailPath}`;
+        const found = (await app.inject({ url: `/products?source_url=${encodeURIComponent(url)}` })).json();
+        assert.equal(found.length, 1, `${book.title} stored once`);
+      }
+      assert.equal(job.progress.products_found, job.progress.created + job.progress.updated);
+      const log = (await app.inject({ url: `/scrape-logs/${job.id}` })).json();
+      assert.deepEqual([log.status, log.crawl, log.pages], ['succeeded', true, job.progress.pages_done]);
+      assert.equal(log.count, job.progress.products_found);
+      assert.deepEqual(job.log_ids, [job.id]);
+    });
+
+    test('crawl bounds: max_pages, max_depth, include/exclude globs, and the listed strategy follows no links', async () => {
+      const capped = await untilEnded((await post({ url: `${site.url}books/`, crawl: { max_pages: 7, exclude: ['**/category/**'] } })).json().id);
+      assert.equal(capped.progress.pages_discovered, 7);
+      assert.equal(capped.progress.pages_done + capped.progress.pages_failed, 7);
+
+      const shallow = await untilEnded((await post({ url: `${site.url}books/`, crawl: { max_depth: 0 } })).json().id);
+      assert.deepEqual([shallow.progress.pages_discovered, shallow.progress.pages_done], [1, 1], 'depth 0 is the start page alone');
+
+      const before = site.hits.get('/books/catalogue/page-2.html') ?? 0;
+      const excluded = await untilEnded((await post({ url: `${site.url}books/`, crawl: { max_pages: 40, include: ['/books/**'], exclude: ['/books/catalogue/page-*.html', '**/category/**'] } })).json().id);
+      assert.equal(site.hits.get('/books/catalogue/page-2.html') ?? 0, before, 'an excluded page is never fetched');
+      assert.ok(excluded.progress.pages_done > 1);
+
+      const listed = await untilEnded((await post({ url: `${site.url}books/`, crawl: { strategy: 'listed', sitemap: false } })).json().id);
+      assert.deepEqual([listed.progress.pages_discovered, listed.progress.pages_done], [1, 1], 'listed without a sitemap: the start URL only');
+    });
+
+    test('DELETE /jobs/{id} stops a running crawl within 2 s; it keeps what it stored and its log says cancelled', async () => {
+      const res = await post({ url: `${slow.url}books/`, crawl: { max_pages: 200, include: ['/books/**'], exclude: ['**/category/**'] } });
+      const id = res.json().id as string;
+      for (let job = await get(id); job.progress.pages_done < 2; job = await get(id)) await new Promise((r) => setTimeout(r, 100));
+      const cancelled = await app.inject({ method: 'DELETE', url: `/jobs/${id}` });
+      assert.equal(cancelled.statusCode, 200, cancelled.body);
+      assert.equal(cancelled.json().status, 'cancelled');
+      const stoppedAt = Date.now();
+      const hitsAt = () => [...slow.hits.values()].reduce((a, b) => a + b, 0);
+      let last = hitsAt();
+      await new Promise((r) => setTimeout(r, 2000));
+      // Requests already on the wire when the cancel landed may still arrive; after 2 s nothing more does.
+      last = hitsAt();
+      await new Promise((r) => setTimeout(r, 1500));
+      assert.equal(hitsAt(), last, `pages still fetched ${Date.now() - stoppedAt} ms after the cancel`);
+      const job = await get(id);
+      assert.equal(job.status, 'cancelled');
+      const log = (await app.inject({ url: `/scrape-logs/${id}` })).json();
+      assert.equal(log.status, 'cancelled');
+      assert.equal(log.pages, job.progress.pages_done, 'the log holds every page stored before the cancel');
+      const kept = (await app.inject({ url: `/products?source_url=${encodeURIComponent(`${slow.url}books/${catalogueBooks({ pages: 5, perPage: 20 })[0]!.detailPath}`)}` })).json();
+      assert.equal(kept.length, 1, 'products stored before the cancel stay');
+      // Cancelling again answers the cancelled job; an ended job cannot be cancelled.
+      assert.equal((await app.inject({ method: 'DELETE', url: `/jobs/${id}` })).statusCode, 200);
+      const done = await untilEnded((await post({ url: `${site.url}pages/opengraph.html` })).json().id);
+      assertProblem(await app.inject({ method: 'DELETE', url: `/jobs/${done.id}` }), 409);
+      assertProblem(await app.inject({ method: 'DELETE', url: '/jobs/00000000-0000-4000-8000-000000000000' }), 404);
+    });
+
+    test('a page that fails once is retried with backoff and the job succeeds; one that keeps failing fails the job with its error', async () => {
+      const flaky = await untilEnded((await post({ url: `${site.url}flaky/once-${backend.name}?fails=1` })).json().id);
+      assert.equal(flaky.status, 'succeeded', JSON.stringify(flaky));
+      assert.equal(flaky.attempts, 2);
+      assert.equal(flaky.log_ids.length, 2, 'the failed attempt left its log too');
+      const broken = await untilEnded((await post({ url: `${site.url}status/503` })).json().id);
+      assert.equal(broken.status, 'failed');
+      assert.equal(broken.attempts, 3, 'the first try and two retries');
+      assert.equal(broken.error?.status, 502);
+      assert.match(broken.error?.detail ?? '', /503/);
+      // A 404 will not change by asking again: no retry.
+      const missing = await untilEnded((await post({ url: `${site.url}status/404` })).json().id);
+      assert.deepEqual([missing.status, missing.attempts], ['failed', 1]);
+    });
+
+    test('GET /jobs lists newest first, filters by status and source, pages with X-Total-Count and Link', async () => {
+      const all = await app.inject({ url: '/jobs?limit=500' });
+      const jobs = all.json() as Array<JobBody & { created_at: string; source_url: string }>;
+      assert.equal(Number(all.headers['x-total-count']), jobs.length);
+      const times = jobs.map((j) => j.created_at);
+      assert.deepEqual(times, [...times].sort().reverse());
+      const failed = (await app.inject({ url: '/jobs?status=failed' })).json() as JobBody[];
+      assert.ok(failed.length >= 2 && failed.every((j) => j.status === 'failed'));
+      const source = `${site.url}pages/opengraph.html`;
+      const bySource = (await app.inject({ url: `/jobs?source=${encodeURIComponent(source)}` })).json() as Array<{ source_url: string }>;
+      assert.ok(bySource.length >= 2 && bySource.every((j) => j.source_url === source));
+      const page = await app.inject({ url: '/jobs?limit=2&offset=1' });
+      assert.equal(page.json().length, 2);
+      assert.match(String(page.headers.link), /rel="next".*rel="prev"/);
+      assertProblem(await app.inject({ url: '/jobs?status=sleeping' }), 422);
+      assertProblem(await app.inject({ url: '/jobs/not-a-uuid' }), 422);
+    });
+
+    test('bad job requests are 422 naming the field; a blocked target is refused before anything is queued', async () => {
+      const cases: Array<[object, string]> = [
+        [{ url: `${site.url}books/`, crawl: { strategy: 'everywhere' } }, '/body/crawl/strategy'],
+        [{ url: `${site.url}books/`, crawl: { max_pages: 0 } }, '/body/crawl/max_pages'],
+        [{ url: `${site.url}books/`, crawl: { colour: 'red' } }, '/body/crawl/colour'],
+        [{ url: `${site.url}books/`, selectors: { item: '[[', title: 'h3', price: 'p' } }, '/body/selectors/item'],
+        [{ url: 42 }, '/body/url'],
+      ];
+      const before = (await app.inject({ url: '/jobs?limit=1' })).headers['x-total-count'];
+      for (const [body, path] of cases) {
+        const problem = assertProblem(await post(body), 422);
+        assert.ok(problem.errors.some((e: { path: string }) => e.path === path), `${JSON.stringify(body)}: ${JSON.stringify(problem.errors)}`);
+      }
+      assertProblem(await post({ url: 'file:///etc/passwd' }), 422);
+      assert.equal((await app.inject({ url: '/jobs?limit=1' })).headers['x-total-count'], before, 'nothing was queued');
+    });
+
+    test('GET /jobs/{id}/events streams progress in order and ends with the ended job; a client that leaves costs nothing', async () => {
+      const address = await app.listen({ host: '127.0.0.1', port: 0 });
+      const id = (await post({ url: `${slow.url}books/`, crawl: { max_pages: 6, exclude: ['**/category/**'] } })).json().id as string;
+      const res = await fetch(`${address}/jobs/${id}/events`);
+      assert.equal(res.status, 200);
+      assert.match(res.headers.get('content-type') ?? '', /^text\/event-stream/);
+      const text = await res.text(); // the server closes the stream when the job ends
+      const events = text
+        .split('\n\n')
+        .filter((block) => block.includes('data: '))
+        .map((block) => ({
+          id: Number(/^id: (\d+)$/m.exec(block)?.[1]),
+          event: /^event: (\w+)$/m.exec(block)?.[1],
+          job: JSON.parse(/^data: (.*)$/m.exec(block)![1]!) as JobBody,
+        }));
+      assert.ok(events.length >= 3, `${events.length} events`);
+      assert.deepEqual(events.map((e) => e.id), events.map((_, i) => i + 1), 'ids count up');
+      assert.deepEqual(events.slice(0, -1).map((e) => e.event), events.slice(0, -1).map(() => 'progress'));
+      assert.equal(events.at(-1)!.event, 'end');
+      assert.equal(events.at(-1)!.job.status, 'succeeded');
+      const done = events.map((e) => e.job.progress.pages_done);
+      assert.deepEqual(done, [...done].sort((a, b) => a - b), 'progress never goes back');
+
+      // A client that disconnects: its watcher stops at once.
+      const other = (await post({ url: `${slow.url}books/`, crawl: { max_pages: 30, exclude: ['**/category/**'] } })).json().id as string;
+      const leaving = new AbortController();
+      const stream = await fetch(`${address}/jobs/${other}/events`, { signal: leaving.signal });
+      const reader = stream.body!.getReader();
+      await reader.read();
+      assert.equal(system.events.watchers(), 1);
+      leaving.abort();
+      for (let i = 0; i < 50 && system.events.watchers() > 0; i++) await new Promise((r) => setTimeout(r, 20));
+      assert.equal(system.events.watchers(), 0, 'the watcher stopped with the client');
+      await app.inject({ method: 'DELETE', url: `/jobs/${other}` });
+      assertProblem(await app.inject({ url: '/jobs/00000000-0000-4000-8000-000000000000/events' }), 404);
+    });
+
+    test('schedules: create (cron or every N minutes) with the next run time, pause and resume, change, delete; bad calendars are 422', async () => {
+      const res = await post({ name: 'morning books', cron: '0 7 * * *', timezone: 'Europe/London', job: { url: `${site.url}books/` } }, '/schedules');
+      assert.equal(res.statusCode, 201, res.body);
+      const schedule = res.json();
+      assert.equal(res.headers.location, `/schedules/${schedule.id}`);
+      const next = new Date(schedule.next_run_at);
+      assert.ok(next.getTime() > Date.now() && next.getTime() <= Date.now() + 25 * 3600_000, schedule.next_run_at);
+      assert.equal(new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/London', hour: '2-digit', minute: '2-digit' }).format(next), '07:00');
+
+      const paused = (await app.inject({ method: 'PATCH', url: `/schedules/${schedule.id}`, payload: { paused: true } })).json();
+      assert.deepEqual([paused.paused, paused.next_run_at], [true, null]);
+      const resumed = (await app.inject({ method: 'PATCH', url: `/schedules/${schedule.id}`, payload: { paused: false, every_minutes: 30 } })).json();
+      assert.deepEqual([resumed.paused, resumed.cron, resumed.every_minutes], [false, null, 30]);
+      assert.ok(new Date(resumed.next_run_at).getTime() - Date.now() <= 30 * 60_000);
+
+      const listed = await app.inject({ url: '/schedules?limit=10' });
+      assert.ok(listed.json().some((s: { id: string }) => s.id === schedule.id));
+      assert.equal(Number(listed.headers['x-total-count']), listed.json().length);
+
+      const cases: Array<[object, string]> = [
+        [{ cron: 'every day at noon', job: {} }, '/body/cron'],
+        [{ cron: '0 7 * * *', every_minutes: 5, job: {} }, '/body/cron'],
+        [{ job: {} }, '/body/cron'],
+        [{ cron: '0 7 * * *', timezone: 'Mars/Olympus', job: {} }, '/body/timezone'],
+        [{ every_minutes: 0, job: {} }, '/body/every_minutes'],
+        [{ cron: '0 7 * * *', job: { url: 'ftp://example.com/' } }, '/body/job'],
+      ];
+      for (const [body, path] of cases) {
+        const problem = assertProblem(await post(body, '/schedules'), 422);
+        assert.ok(
+          (problem.errors ?? []).some((e: { path: string }) => e.path.startsWith(path)) || path === '/body/job',
+          `${JSON.stringify(body)}: ${JSON.stringify(problem)}`,
+        );
+      }
+      const deleted = await app.inject({ method: 'DELETE', url: `/schedules/${schedule.id}` });
+      assert.deepEqual(deleted.json(), { id: schedule.id, deleted: true });
+      assertProblem(await app.inject({ url: `/schedules/${schedule.id}` }), 404);
+    });
+  });
+}

@@ -1,0 +1,251 @@
+// Several real processes on one PostgreSQL: workers sharing a 1000-page crawl, one killed mid-way, schedules, shutdown, a database that starts late.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import pg from 'pg';
+import { startFixtureSite, type FixtureSite } from '../fixtures/site.js';
+import { findPostgresBin, startThrowawayPostgres } from '../fixtures/throwaway-postgres.js';
+import { MAIN_SERVER, TSX, freePort, startMainProcess, startWorkerProcess, type ServiceProcess, type WorkerProcess } from '../process-helpers.js';
+import { spawn } from 'node:child_process';
+
+const pgUrl = process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL;
+const skip = pgUrl === undefined ? 'several processes share one database only on PostgreSQL: set DATABASE_URL or TEST_DATABASE_URL' : false;
+
+interface JobBody {
+  id: string;
+  status: string;
+  attempts: number;
+  progress: { pages_done: number; pages_discovered: number; pages_failed: number; products_found: number; created: number; updated: number };
+}
+
+const ENDED = new Set(['succeeded', 'failed', 'cancelled']);
+
+async function untilEnded(base: string, id: string, withinMs: number): Promise<JobBody> {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    const job = (await (await fetch(`${base}/jobs/${id}`)).json()) as JobBody;
+    if (ENDED.has(job.status)) return job;
+    if (Date.now() > deadline) throw new Error(`job still ${job.status} after ${withinMs} ms: ${JSON.stringify(job)}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+async function postJson(url: string, body: unknown): Promise<{ status: number; body: Record<string, unknown> & { id: string } }> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> & { id: string } };
+}
+
+describe('workers: several processes on one PostgreSQL', { skip }, () => {
+  let database: string;
+  let url: string;
+  let admin: pg.Client;
+  let api: ServiceProcess;
+  const workers: WorkerProcess[] = [];
+  const sites: FixtureSite[] = [];
+
+  const env = () => ({ DATABASE_URL: url, SCRAPE_ALLOW_PRIVATE_NETWORKS: 'true', WORKER_CONCURRENCY: '4', LOG_LEVEL: 'info' });
+  const worker = async (extra: Record<string, string> = {}) => {
+    const started = await startWorkerProcess({ ...env(), ...extra });
+    workers.push(started);
+    return started;
+  };
+  const query = async <R>(sql: string, params: unknown[] = []): Promise<R[]> => {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      return (await client.query(sql, params)).rows as R[];
+    } finally {
+      await client.end();
+    }
+  };
+
+  before(async () => {
+    database = `workers_${randomBytes(5).toString('hex')}`;
+    admin = new pg.Client({ connectionString: pgUrl });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${database}`);
+    const parsed = new URL(pgUrl!);
+    parsed.pathname = `/${database}`;
+    url = parsed.href;
+    // The API alone: jobs are queued here and run by the worker processes.
+    api = await startMainProcess({ DATABASE_URL: url, WORKERS: '0', SCRAPE_ALLOW_PRIVATE_NETWORKS: 'true' });
+  });
+
+  after(async () => {
+    for (const w of workers) if (w.child.exitCode === null) w.child.kill('SIGKILL');
+    api?.child.kill('SIGKILL');
+    await Promise.all([...workers.map((w) => w.exited), api?.exited]);
+    for (const site of sites) await site.close();
+    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => undefined);
+    await admin.end();
+  });
+
+  test('three worker processes crawl a 1050-page site with its sitemap: every page fetched once, every product stored once, counts add up', async () => {
+    const site = await startFixtureSite({ catalogue: { pages: 50, perPage: 20 } });
+    sites.push(site);
+    await Promise.all([worker(), worker(), worker()]);
+    const queued = await postJson(`${api.base}/jobs`, {
+      url: `${site.url}books/`,
+      crawl: { sitemap: true, max_pages: 5000, include: ['/books/**'], exclude: ['**/category/**'] },
+    });
+    assert.equal(queued.status, 202, JSON.stringify(queued.body));
+    const job = await untilEnded(api.base, queued.body.id, 240_000);
+    assert.equal(job.status, 'succeeded', JSON.stringify(job));
+
+    const pages = [...site.hits].filter(([path]) => path.startsWith('/books/'));
+    assert.deepEqual(pages.filter(([, n]) => n > 1), [], 'no page fetched twice');
+    assert.ok(pages.length >= 1050, `${pages.length} pages fetched`);
+    assert.equal(job.progress.pages_done, pages.length);
+    assert.equal(job.progress.pages_failed, 0);
+    assert.equal(job.progress.pages_discovered, job.progress.pages_done);
+
+    const [products] = await query<{ n: number; distinct_urls: number }>(
+      `SELECT count(*)::int AS n, count(DISTINCT source_url)::int AS distinct_urls FROM products WHERE source_url LIKE $1`,
+      [`${site.url}books/catalogue/%`],
+    );
+    assert.deepEqual(products, { n: 1000, distinct_urls: 1000 }, 'each of the 1000 books stored once');
+    assert.equal(job.progress.created, 1000);
+    assert.equal(job.progress.products_found, job.progress.created + job.progress.updated);
+    const shared = await query<{ worker: string; pages: number }>(
+      'SELECT worker, count(*)::int AS pages FROM crawl_frontier WHERE job_id = $1 GROUP BY worker',
+      [job.id],
+    );
+    assert.equal(shared.length, 3, `pages per worker: ${JSON.stringify(shared)}`);
+  });
+
+  test('kill -9 of a worker in the middle of a crawl: the job still completes, no page lost, no product twice', async () => {
+    const site = await startFixtureSite({ catalogue: { pages: 10, perPage: 20 }, latencyMs: 60 });
+    sites.push(site);
+    const victim = await worker();
+    const queued = await postJson(`${api.base}/jobs`, {
+      url: `${site.url}books/`,
+      crawl: { sitemap: true, max_pages: 1000, include: ['/books/**'], exclude: ['**/category/**'] },
+    });
+    for (;;) {
+      const job = (await (await fetch(`${api.base}/jobs/${queued.body.id}`)).json()) as JobBody;
+      if (job.progress.pages_done >= 40) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    victim.child.kill('SIGKILL');
+    await victim.exited;
+    await worker(); // the survivor takes over; the dead worker's pages come back after their heartbeat lapses
+    const job = await untilEnded(api.base, queued.body.id, 180_000);
+    assert.equal(job.status, 'succeeded', JSON.stringify(job));
+    const [frontier] = await query<{ pending: number; failed: number; done: number }>(
+      `SELECT count(*) FILTER (WHERE status = 'pending')::int AS pending, count(*) FILTER (WHERE status = 'failed')::int AS failed,
+              count(*) FILTER (WHERE status = 'done')::int AS done FROM crawl_frontier WHERE job_id = $1`,
+      [job.id],
+    );
+    assert.deepEqual(frontier, { pending: 0, failed: 0, done: job.progress.pages_done }, 'no page lost');
+    const detail = [...site.hits].filter(([path]) => path.startsWith('/books/catalogue/') && path.endsWith('/index.html'));
+    assert.equal(detail.length, 200, 'every detail page fetched');
+    const [products] = await query<{ n: number; distinct_urls: number }>(
+      `SELECT count(*)::int AS n, count(DISTINCT source_url)::int AS distinct_urls FROM products WHERE source_url LIKE $1`,
+      [`${site.url}books/catalogue/%`],
+    );
+    assert.deepEqual(products, { n: 200, distinct_urls: 200 }, 'no product twice');
+  });
+
+  test('SIGTERM: a worker hands its unfinished job back within the grace period and exits; another finishes it', async () => {
+    for (const w of workers) if (w.child.exitCode === null) w.child.kill('SIGKILL');
+    const site = await startFixtureSite({ latencyMs: 12_000 });
+    sites.push(site);
+    const first = await worker();
+    const queued = await postJson(`${api.base}/jobs`, { url: `${site.url}pages/opengraph.html`, timeout_ms: 30_000 });
+    for (;;) {
+      const job = (await (await fetch(`${api.base}/jobs/${queued.body.id}`)).json()) as JobBody;
+      if (job.status === 'running') break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const signalled = Date.now();
+    first.child.kill('SIGTERM');
+    const { code } = await first.exited;
+    assert.equal(code, 0, first.output());
+    assert.ok(Date.now() - signalled < 12_000, `stopped in ${Date.now() - signalled} ms`);
+    assert.match(first.output(), /worker stopped/);
+    await worker();
+    const job = await untilEnded(api.base, queued.body.id, 90_000);
+    assert.equal(job.status, 'succeeded', JSON.stringify(job));
+    assert.equal(job.attempts, 2, 'the second worker ran the job the first handed back');
+  });
+
+  test('a schedule fires once per due time with two workers; a paused one does not fire', async () => {
+    const site = await startFixtureSite();
+    sites.push(site);
+    while (workers.filter((w) => w.child.exitCode === null).length < 2) await worker();
+    const every = await postJson(`${api.base}/schedules`, { cron: '* * * * *', job: { url: `${site.url}pages/opengraph.html` } });
+    const paused = await postJson(`${api.base}/schedules`, { cron: '* * * * *', paused: true, job: { url: `${site.url}pages/microdata.html` } });
+    assert.equal(every.status, 201, JSON.stringify(every.body));
+    const runs = async (id: string) => (await query<{ n: number }>('SELECT count(*)::int AS n FROM jobs WHERE schedule_id = $1', [id]))[0]!.n;
+    // The first occurrence (it may be the minute already begun); then exactly one more at the next minute.
+    const deadline = Date.now() + 75_000;
+    while ((await runs(every.body.id)) === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 500));
+    const first = await runs(every.body.id);
+    assert.equal(first, 1, 'one job for the first occurrence, whatever the number of workers');
+    const nextMinute = Math.ceil((Date.now() + 1000) / 60_000) * 60_000;
+    await new Promise((r) => setTimeout(r, nextMinute - Date.now() + 12_000));
+    assert.equal(await runs(every.body.id), 2, 'one more job at the next minute');
+    assert.equal(await runs(paused.body.id), 0, 'the paused schedule never fired');
+    const schedule = (await (await fetch(`${api.base}/schedules/${every.body.id}`)).json()) as { runs: number; last_job_id: string };
+    assert.equal(schedule.runs, 2);
+    const jobs = (await (await fetch(`${api.base}/jobs?schedule_id=${every.body.id}`)).json()) as Array<{ id: string }>;
+    assert.equal(jobs[0]?.id, schedule.last_job_id, 'the schedule records the jobs it started');
+    await fetch(`${api.base}/schedules/${every.body.id}`, { method: 'DELETE' });
+  });
+});
+
+describe('a database that starts after the services', { skip: 'missing' in findPostgresBin() ? (findPostgresBin() as { missing: string }).missing : false }, () => {
+  test('the API and a worker stay up, answer /health 503 naming the database, and become healthy when it answers', async (t) => {
+    const server = await startThrowawayPostgres();
+    t.after(() => server.remove());
+    await server.stop('fast');
+    const port = await freePort();
+    // The API alone, so the job below can only be run by the worker that started before its database.
+    const env = { PATH: process.env.PATH ?? '', DATABASE_URL: server.url, PORT: String(port), LOG_LEVEL: 'warn', SCRAPE_ALLOW_PRIVATE_NETWORKS: 'true', WORKERS: '0' };
+    const main = spawn(process.execPath, ['--import', TSX, MAIN_SERVER], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    main.stdout.on('data', (c: Buffer) => (output += c.toString()));
+    main.stderr.on('data', (c: Buffer) => (output += c.toString()));
+    t.after(() => {
+      main.kill('SIGKILL');
+    });
+    const lateWorker = await startWorkerProcess({ DATABASE_URL: server.url, LOG_LEVEL: 'info', SCRAPE_ALLOW_PRIVATE_NETWORKS: 'true' }, { waitReady: false });
+    t.after(() => {
+      lateWorker.child.kill('SIGKILL');
+    });
+    const base = `http://127.0.0.1:${port}`;
+    let health: Response | undefined;
+    for (let i = 0; i < 200 && health === undefined; i++) {
+      health = await fetch(`${base}/health`).catch(() => undefined);
+      if (health === undefined) await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.ok(health, `the API never listened:\n${output}`);
+    assert.equal(health.status, 503);
+    const body = (await health.json()) as { status: string; checks: { relational: { status: string }; jobs: { detail: string } } };
+    assert.equal(body.status, 'degraded');
+    assert.equal(body.checks.relational.status, 'down');
+    assert.match(body.checks.jobs.detail, /waiting for the database schema/);
+    const write = await fetch(`${base}/products`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"title":"Early","price":1}' });
+    assert.equal(write.status, 503);
+    assert.equal(main.exitCode, null, 'the API did not exit');
+    assert.equal(lateWorker.child.exitCode, null, `the worker exited:\n${lateWorker.output()}`);
+
+    await server.start();
+    const deadline = Date.now() + 30_000;
+    let status = 0;
+    while (Date.now() < deadline && status !== 200) {
+      status = (await fetch(`${base}/health`)).status;
+      if (status !== 200) await new Promise((r) => setTimeout(r, 250));
+    }
+    assert.equal(status, 200, `not healthy 30 s after the database started:\n${output}`);
+    const created = await fetch(`${base}/products`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"title":"Late","price":2}' });
+    assert.equal(created.status, 201);
+    // The worker found the database too (its retries back off to 10 s at most), and runs jobs.
+    const site = await startFixtureSite();
+    t.after(() => site.close());
+    const queued = await postJson(`${base}/jobs`, { url: `${site.url}pages/opengraph.html` });
+    const job = await untilEnded(base, queued.body.id, 60_000);
+    assert.equal(job.status, 'succeeded');
+    assert.match(lateWorker.output(), /"worker ready"/);
+  });
+});
