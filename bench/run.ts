@@ -2,7 +2,7 @@
 //
 // Environment: BENCH_DURATION_S (measured seconds per server and endpoint, default 10, run as 2 s slices
 // alternating ours and the ceiling; warm-up is min(2, that)),
-// BENCH_ONLY (comma list of http,scrape,memory,growth), BENCH_DATABASE_URL (an administrative
+// BENCH_ONLY (comma list of http,scrape,memory,growth,jobs), BENCH_DATABASE_URL (an administrative
 // PostgreSQL URL; a fresh bench_* database is created there and dropped at the end), BENCH_SKIP_BUILD=1
 // (use the existing dist/), BENCH_CPU_PROF=1 (V8 CPU profile of the PostgreSQL main service into
 // bench/results/), BENCH_GROWTH_ROWS (default 1000,10000,100000). The main service runs with the
@@ -15,6 +15,7 @@ import { startFixtureSite, type FixtureSite } from '../test/fixtures/site.js';
 import { expect, median } from './client.js';
 import { createBenchDatabase, type BenchDatabase } from './database.js';
 import { measureGrowth, type GrowthFigures } from './growth.js';
+import { measureJobCrawl, measureQueueCost, type JobCrawlFigures, type QueueCostFigures } from './jobs.js';
 import { measurePair, type LoadOptions, type LoadResult, type LoadSpec } from './http.js';
 import { collectGarbage } from './inspector.js';
 import { childTreeMemory, rssMb, settle, type TreeMemory } from './memory.js';
@@ -35,7 +36,7 @@ import { ROOT, SERVICE_LOG_LEVEL, startAux, startCeiling, startMain, type Runnin
 
 // ---- settings -------------------------------------------------------------------------------
 
-const PARTS = ['http', 'scrape', 'memory', 'growth'] as const;
+const PARTS = ['http', 'scrape', 'memory', 'growth', 'jobs'] as const;
 type Part = (typeof PARTS)[number];
 
 function settings() {
@@ -124,6 +125,8 @@ interface Results {
   responseHeaders?: { ours: HeaderSample; ceiling: HeaderSample };
   pgliteMemory?: { idle: MemoryReading; afterHttp: MemoryReading };
   scrape: { crawls: CrawlFigures[]; extraction?: ExtractionFigures; page?: PageExtractionFigures; dynamic?: DynamicFigures };
+  jobs?: JobCrawlFigures[];
+  queueCost?: QueueCostFigures;
   memory: { idle?: MemoryReading; afterHttp?: MemoryReading; beforeDynamic?: MemoryReading; afterColdDynamic?: MemoryReading; afterDynamic?: MemoryReading; health?: unknown };
   growth?: GrowthFigures;
   targets: TargetCheck[];
@@ -409,6 +412,37 @@ function render(results: Results): string {
     );
   }
 
+  const jobs = results.jobs ?? [];
+  if (jobs.length > 0) {
+    const sync = results.scrape.crawls[0];
+    const syncPerPage = sync === undefined ? undefined : sync.medianMs / sync.pages;
+    const syncRate = sync === undefined ? undefined : sync.pages / (sync.medianMs / 1000);
+    const rows = jobs.map((j) => [
+      j.label,
+      String(j.pages),
+      num(j.ms, 0),
+      num(j.pagesPerSecond, 0),
+      num(j.handlerMeanMs, 2),
+      // With 100 ms responses the bound is the pages the workers hold at once, not the queue.
+      /100 ms/.test(j.label) ? num((j.workers * j.concurrency) / 0.1, 0) : '',
+    ]);
+    const q = results.queueCost;
+    const queueLine =
+      q === undefined || syncPerPage === undefined
+        ? ''
+        : `\nThe queue's own cost per page: ${num(q.msPerJob, 2)} ms (${q.jobs} no-op page jobs at ${q.concurrency} at once, one process), ` +
+          `${num((q.msPerJob / syncPerPage) * 100, 0)} % of the synchronous crawl's ${num(syncPerPage, 2)} ms per page ` +
+          `${mark(q.msPerJob / syncPerPage < 0.1)} (target under 10 %).`;
+    out.push(
+      section(
+        'Jobs: whole-site crawl by worker processes',
+        `The catalogue's listing and detail pages from its sitemap and links, as one crawl job; ${jobs[0]!.concurrency} pages at once per worker.\n` +
+          `The synchronous crawl above (50 listing pages, 8 at a time per host): ${syncRate === undefined ? '—' : num(syncRate, 0)} pages/s.`,
+        table(['crawl', 'pages', 'ms', 'pages/s', 'handler ms/page', 'bound pages/s'], rows) + queueLine,
+      ),
+    );
+  }
+
   const m = results.memory;
   if (m.idle || m.afterDynamic) {
     const raw = (r: MemoryReading | undefined) => (r === undefined ? '—' : `${num(r.serviceRawMb, 0)}`);
@@ -561,6 +595,25 @@ async function main(): Promise<number> {
       results.scrape.crawls.push(
         await measureCrawl(main.url, `{url, max_pages: 50}, ${s.slowPageLatencyMs} ms per response`, { url: `${slow.url}books/`, max_pages: 50 }, s.crawlRuns, 1000),
       );
+      await slow.close();
+    }
+
+    if (s.parts.has('jobs')) {
+      results.jobs = [];
+      log('jobs: the queue alone, 1050 no-op page jobs');
+      results.queueCost = await measureQueueCost(db.url, 1050, 8);
+      // Listing pages (with their index.html and catalogue/page-1.html aliases) and detail pages.
+      const pages = s.catalogue.pages * (s.catalogue.perPage + 1) + 2;
+      for (const workers of [1, 2]) {
+        log(`jobs: whole-site crawl of the catalogue (${pages} pages) by ${workers} worker process(es)`);
+        results.jobs.push(await measureJobCrawl(main.url, db, fixture.url, { label: `no added latency, ${workers} worker${workers > 1 ? 's' : ''}`, workers, concurrency: 8, expectedPages: pages - 2 }));
+      }
+      const slow = await startFixtureSite({ catalogue: s.catalogue, latencyMs: s.slowPageLatencyMs });
+      cleanups.push(() => slow.close());
+      for (const workers of [1, 2]) {
+        log(`jobs: the same crawl with ${s.slowPageLatencyMs} ms per response, ${workers} worker process(es)`);
+        results.jobs.push(await measureJobCrawl(main.url, db, slow.url, { label: `${s.slowPageLatencyMs} ms per response, ${workers} worker${workers > 1 ? 's' : ''}`, workers, concurrency: 8, expectedPages: pages - 2 }));
+      }
       await slow.close();
     }
 

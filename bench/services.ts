@@ -43,6 +43,8 @@ export async function startMain(options: MainOptions): Promise<Running> {
     RATE_LIMIT_SCRAPE_PER_MINUTE: '1000000',
     API_KEY: '',
     CORS_ORIGINS: '',
+    // The API alone: job benches start worker processes of their own; idle workers would poll during load runs.
+    WORKERS: '0',
   };
   if (process.env.CHROMIUM_PATH === undefined) env.CHROMIUM_PATH = '/usr/bin/chromium';
   if (options.databaseUrl !== undefined) env.DATABASE_URL = options.databaseUrl;

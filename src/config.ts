@@ -146,7 +146,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     jobs: {
       runWorkers: int(env, 'WORKERS', 1, 0, 1) === 1,
-      workerConcurrency: int(env, 'WORKER_CONCURRENCY', 4, 1, 64),
+      workerConcurrency: int(env, 'WORKER_CONCURRENCY', 8, 1, 64),
       queueSchema: identifier(env, 'JOBS_SCHEMA', 'pgboss'),
     },
   };

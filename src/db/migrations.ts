@@ -154,8 +154,9 @@ export const migrations: readonly Migration[] = [
         products integer NOT NULL DEFAULT 0,
         items jsonb,
         error jsonb,
-        -- The worker process that settled the page ("host:pid"), to see how a crawl was shared.
+        -- The worker process that settled the page ("host:pid") and the time it spent on it.
         worker text,
+        duration_ms real,
         finished_at timestamptz,
         UNIQUE (job_id, url_key)
       );

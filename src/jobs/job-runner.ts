@@ -51,9 +51,10 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
 
   /**
    * A signal for one run: aborted with RunCancelled when the job was cancelled, else with the
-   * queue's own reason (shutdown, expiry), after which the queue retries the delivery.
+   * queue's own reason (shutdown, expiry), after which the queue retries the delivery. `using` it
+   * detaches at the end of the handler: the queue aborts its signal after every delivery, done or not.
    */
-  const runSignal = (jobId: string, context: WorkContext): AbortSignal => {
+  const runSignal = (jobId: string, context: WorkContext): AbortSignal & Disposable => {
     const controller = new AbortController();
     const onAbort = () => {
       void jobs.get(jobId).then(
@@ -63,7 +64,7 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
     };
     if (context.signal.aborted) onAbort();
     else context.signal.addEventListener('abort', onAbort, { once: true });
-    return controller.signal;
+    return Object.assign(controller.signal, { [Symbol.dispose]: () => context.signal.removeEventListener('abort', onAbort) });
   };
 
   const finishCrawlIfDone = async (jobId: string): Promise<void> => {
@@ -86,7 +87,7 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
     const started = await jobs.start(job.id);
     if (started === undefined) return; // cancelled before it ran
     deps.changed(job.id);
-    const signal = runSignal(job.id, context);
+    using signal = runSignal(job.id, context);
     const { crawl: _crawl, ...request } = job.request as ScrapeRequest & { crawl?: unknown };
     try {
       const result = await deps.scraper.scrape(request, {
@@ -132,7 +133,7 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
       deps.changed(job.id);
       return;
     }
-    const signal = runSignal(job.id, context);
+    using signal = runSignal(job.id, context);
     const sitemap = policy.useSitemap
       ? await readSitemaps(job.source_url, deps.fetcher, { trusted, timeoutMs: request.timeout_ms ?? deps.settings.defaultTimeoutMs, signal, limit: policy.maxPages })
       : { urls: [] };
@@ -151,13 +152,29 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
     deps.changed(job.id);
   };
 
+  /**
+   * A crawl's job as its pages need it (request, source): read once per process and second, not per
+   * page. Whether it was cancelled meanwhile is checked under the job row's lock before anything is stored.
+   */
+  const crawlJobs = new Map<string, { job: Job; until: number }>();
+  const crawlJob = async (jobId: string): Promise<Job | undefined> => {
+    const cached = crawlJobs.get(jobId);
+    if (cached !== undefined && cached.until > Date.now()) return cached.job;
+    const job = await jobs.get(jobId);
+    if (crawlJobs.size > 100) crawlJobs.clear();
+    if (job !== undefined) crawlJobs.set(jobId, { job, until: Date.now() + 1000 });
+    return job;
+  };
+
   const crawlPage = async (page: QueuedPage, context: WorkContext): Promise<void> => {
-    const job = await jobs.get(page.job_id);
+    const started = performance.now();
+    const elapsed = () => Math.round((performance.now() - started) * 100) / 100;
+    const job = await crawlJob(page.job_id);
     if (job === undefined || FINAL_STATUSES.has(job.status)) return;
     const request = job.request;
     const trusted = request.url === undefined;
     const policy = crawlPolicy(job.source_url, request.crawl ?? {});
-    const signal = runSignal(job.id, context);
+    using signal = runSignal(job.id, context);
     const timeoutMs = request.timeout_ms ?? deps.settings.defaultTimeoutMs;
     try {
       await politeWait(page.url, trusted, signal);
@@ -177,20 +194,22 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
       const discovered = frontierEntries(linked);
       const scraped = result.items.map((item) => toScrapedProduct(item, { url: loaded.url, page_type: result.page_type }));
       const raw = result.items.map((item) => ({ ...item, page_url: loaded.url }));
-      let changedJob = false;
+      let pending: number | undefined;
       await deps.db.transaction(async (tx) => {
         // The job row's lock orders this page against a cancel and against the crawl's other pages.
         const locked = await jobs.lock(job.id, tx);
         if (locked === undefined || FINAL_STATUSES.has(locked.status)) return;
-        if (!(await jobs.settlePage(page.id, { status: 'done', pageType: result.page_type, products: scraped.length, items: raw }, tx))) return;
+        if (!(await jobs.settlePage(page.id, { status: 'done', pageType: result.page_type, products: scraped.length, items: raw, durationMs: elapsed() }, tx))) return;
         const stored = await deps.products.upsertScraped(scraped, tx);
-        const room = Math.max(0, policy.maxPages - (await jobs.frontierSize(job.id, tx)));
+        // Every frontier row is counted in pages_discovered, so the locked row says how much room is left.
+        const room = Math.max(0, policy.maxPages - locked.progress.pages_discovered);
         const added = room === 0 ? [] : await jobs.addToFrontier(job.id, discovered.slice(0, room), tx);
         await deps.queue.enqueuePages(added.map((entry) => ({ id: entry.id, job_id: job.id, url: entry.url, depth: entry.depth })), tx);
-        await jobs.addProgress(job.id, { pagesDone: 1, pagesDiscovered: added.length, productsFound: scraped.length, created: stored.created, updated: stored.updated }, tx);
-        changedJob = true;
+        ({ pending } = await jobs.addProgress(job.id, { pagesDone: 1, pagesDiscovered: added.length, productsFound: scraped.length, created: stored.created, updated: stored.updated }, tx));
       });
-      if (changedJob) deps.changed(job.id);
+      if (pending !== undefined) deps.changed(job.id);
+      if (pending === 0) await finishCrawlIfDone(job.id);
+      return;
     } catch (error) {
       const problem = toProblem(error);
       if (problem instanceof RunCancelled) return;
@@ -198,13 +217,13 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
       await deps.db.transaction(async (tx) => {
         const locked = await jobs.lock(job.id, tx);
         if (locked === undefined || FINAL_STATUSES.has(locked.status)) return;
-        if (await jobs.settlePage(page.id, { status: 'failed', error: { ...errorOf(problem), url: page.url } }, tx)) {
+        if (await jobs.settlePage(page.id, { status: 'failed', error: { ...errorOf(problem), url: page.url }, durationMs: elapsed() }, tx)) {
           await jobs.addProgress(job.id, { pagesFailed: 1 }, tx);
         }
       });
       deps.changed(job.id);
+      await finishCrawlIfDone(job.id);
     }
-    await finishCrawlIfDone(job.id);
   };
 
   /** robots.txt's Crawl-delay, honoured across every worker: each fetch of a host takes the next free slot. */

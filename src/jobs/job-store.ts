@@ -76,7 +76,8 @@ export interface JobStore {
   list(query: JobListQuery): Promise<{ items: Job[]; total: number }>;
   /** queued -> running (or a retry of a running scrape): counts the attempt. Undefined when the job is over. */
   start(id: string): Promise<Job | undefined>;
-  addProgress(id: string, delta: ProgressDelta, tx?: Queryable): Promise<void>;
+  /** Adds to the counters; answers how many frontier pages are still pending afterwards. */
+  addProgress(id: string, delta: ProgressDelta, tx?: Queryable): Promise<{ pending: number }>;
   addLog(id: string, logId: string, tx?: Queryable): Promise<void>;
   /** Ends a job that has not ended yet; undefined when another process ended it first. */
   finish(id: string, status: 'succeeded' | 'failed' | 'cancelled', error?: Job['error'], tx?: Queryable): Promise<Job | undefined>;
@@ -89,11 +90,10 @@ export interface JobStore {
 
   /** Adds URLs to a crawl's frontier, each once; answers the ones that were new. */
   addToFrontier(jobId: string, entries: readonly FrontierEntry[], tx: Queryable): Promise<FrontierEntry[]>;
-  frontierSize(jobId: string, tx?: Queryable): Promise<number>;
   /** Marks a frontier page done or failed; false when it was not pending (a retry after a crash, say). */
   settlePage(
     pageId: string,
-    outcome: { status: 'done' | 'failed'; pageType?: string; products?: number; items?: unknown[]; error?: unknown },
+    outcome: { status: 'done' | 'failed'; pageType?: string; products?: number; items?: unknown[]; error?: unknown; durationMs?: number },
     tx: Queryable,
   ): Promise<boolean>;
   pendingPageIds(jobId: string): Promise<string[]>;
@@ -179,13 +179,14 @@ export function createJobStore(db: Database): JobStore {
       ),
 
     async addProgress(id, d, tx = db) {
-      await tx.query(
+      const [row] = await tx.query<{ pending: number }>(
         `UPDATE jobs SET pages_done = pages_done + $2, pages_discovered = pages_discovered + $3, pages_failed = pages_failed + $4,
            products_found = products_found + $5, products_created = products_created + $6, products_updated = products_updated + $7,
            updated_at = now()
-         WHERE id = $1`,
+         WHERE id = $1 RETURNING pages_discovered - pages_done - pages_failed AS pending`,
         [id, d.pagesDone ?? 0, d.pagesDiscovered ?? 0, d.pagesFailed ?? 0, d.productsFound ?? 0, d.created ?? 0, d.updated ?? 0],
       );
+      return { pending: row?.pending ?? 0 };
     },
 
     async addLog(id, logId, tx = db) {
@@ -230,14 +231,9 @@ export function createJobStore(db: Database): JobStore {
       );
     },
 
-    async frontierSize(jobId, tx = db) {
-      const [row] = await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM crawl_frontier WHERE job_id = $1', [jobId]);
-      return row?.n ?? 0;
-    },
-
     async settlePage(pageId, outcome, tx) {
       const rows = await tx.query(
-        `UPDATE crawl_frontier SET status = $2, page_type = $3, products = $4, items = $5, error = $6, worker = $7, finished_at = now()
+        `UPDATE crawl_frontier SET status = $2, page_type = $3, products = $4, items = $5, error = $6, worker = $7, duration_ms = $8, finished_at = now()
          WHERE id = $1 AND status = 'pending' RETURNING id`,
         [
           pageId,
@@ -247,6 +243,7 @@ export function createJobStore(db: Database): JobStore {
           outcome.items === undefined ? null : JSON.stringify(outcome.items),
           outcome.error === undefined ? null : JSON.stringify(outcome.error),
           WORKER,
+          outcome.durationMs ?? null,
         ],
       );
       return rows.length > 0;

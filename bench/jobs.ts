@@ -1,0 +1,132 @@
+// Job benches: a whole-site crawl of the local catalogue (listing + detail pages) run by 1 and 2 worker processes, and the queue's own cost.
+import { randomUUID } from 'node:crypto';
+import { createPostgresDatabase } from '../src/db/database.js';
+import { createPgBossQueue } from '../src/jobs/pgboss-queue.js';
+import { expect } from './client.js';
+import type { BenchDatabase } from './database.js';
+import { startChild, type Child } from './processes.js';
+import { ROOT, SERVICE_LOG_LEVEL } from './services.js';
+
+export interface JobCrawlFigures {
+  label: string;
+  workers: number;
+  concurrency: number;
+  pages: number;
+  products: number;
+  /** From the job's start to its end, as the job row records them. */
+  ms: number;
+  pagesPerSecond: number;
+  /** Time a page spends in its handler until its results are written (fetch, extract), mean. */
+  handlerMeanMs: number;
+}
+
+export interface QueueCostFigures {
+  jobs: number;
+  concurrency: number;
+  ms: number;
+  msPerJob: number;
+}
+
+interface JobAnswer {
+  id: string;
+  status: string;
+  started_at: string | null;
+  finished_at: string | null;
+  progress: { pages_done: number; products_found: number };
+}
+
+async function startWorkers(count: number, databaseUrl: string, concurrency: number): Promise<Child[]> {
+  const workers = Array.from({ length: count }, (_, i) =>
+    startChild(`worker ${i + 1}`, ['dist/worker/server.js'], {
+      DATABASE_URL: databaseUrl,
+      WORKER_CONCURRENCY: String(concurrency),
+      // Info for the one "worker ready" line; a worker logs nothing per page.
+      LOG_LEVEL: SERVICE_LOG_LEVEL === 'warn' ? 'info' : SERVICE_LOG_LEVEL,
+      SCRAPE_ALLOW_PRIVATE_NETWORKS: 'true',
+      MONGODB_URL: '',
+    }, ROOT),
+  );
+  const deadline = Date.now() + 60_000;
+  while (!workers.every((w) => w.output().includes('"worker ready"'))) {
+    if (Date.now() > deadline) throw new Error(`workers not ready: ${workers.map((w) => w.output()).join('\n')}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return workers;
+}
+
+/** One crawl of `siteUrl`'s catalogue from its sitemap and links, run by `workers` fresh worker processes. */
+export async function measureJobCrawl(
+  apiUrl: string,
+  db: BenchDatabase,
+  siteUrl: string,
+  options: { label: string; workers: number; concurrency: number; expectedPages: number },
+): Promise<JobCrawlFigures> {
+  const workers = await startWorkers(options.workers, db.url, options.concurrency);
+  try {
+    const queued = await expect<JobAnswer>(202, 'POST', `${apiUrl}/jobs`, {
+      url: `${siteUrl}books/`,
+      crawl: { sitemap: true, max_pages: 5000, include: ['/books/**'], exclude: ['**/category/**'] },
+    });
+    let job = queued.body;
+    const deadline = Date.now() + 600_000;
+    while (!['succeeded', 'failed', 'cancelled'].includes(job.status)) {
+      if (Date.now() > deadline) throw new Error(`${options.label}: the crawl did not end: ${JSON.stringify(job)}`);
+      await new Promise((r) => setTimeout(r, 200));
+      job = (await expect<JobAnswer>(200, 'GET', `${apiUrl}/jobs/${queued.body.id}`)).body;
+    }
+    if (job.status !== 'succeeded' || job.progress.pages_done < options.expectedPages) {
+      throw new Error(`${options.label}: ${job.status} after ${job.progress.pages_done} pages, expected ${options.expectedPages}`);
+    }
+    const ms = Date.parse(job.finished_at!) - Date.parse(job.started_at!);
+    const { rows } = await db.query('SELECT count(*)::int AS pages, coalesce(sum(duration_ms), 0)::float8 AS busy FROM crawl_frontier WHERE job_id = $1', [job.id]);
+    const { pages, busy } = rows[0] as { pages: number; busy: number };
+    return {
+      label: options.label,
+      workers: options.workers,
+      concurrency: options.concurrency,
+      pages,
+      products: job.progress.products_found,
+      ms,
+      pagesPerSecond: pages / (ms / 1000),
+      handlerMeanMs: busy / pages,
+    };
+  } finally {
+    await Promise.all(workers.map((w) => w.stop()));
+  }
+}
+
+/**
+ * The queue's own cost per crawl page: `count` page jobs whose handler does nothing, queued at once
+ * and worked off by one process with the workers' settings (claim in batches, complete, heartbeat).
+ */
+export async function measureQueueCost(databaseUrl: string, count: number, concurrency: number): Promise<QueueCostFigures> {
+  const db = createPostgresDatabase(databaseUrl, { max: 2 });
+  const queue = createPgBossQueue({ db, schema: 'bench_queue_cost' });
+  try {
+    await queue.start();
+    let done = 0;
+    let finished!: () => void;
+    const all = new Promise<void>((resolve) => (finished = resolve));
+    await queue.work(
+      {
+        job: async () => undefined,
+        scheduled: async () => undefined,
+        page: async () => {
+          done += 1;
+          if (done === count) finished();
+        },
+      },
+      concurrency,
+    );
+    const pages = Array.from({ length: count }, () => ({ id: randomUUID(), job_id: randomUUID(), url: 'http://127.0.0.1/', depth: 1 }));
+    const started = performance.now();
+    await queue.enqueuePages(pages);
+    await all;
+    const ms = performance.now() - started;
+    return { jobs: count, concurrency, ms, msPerJob: ms / count };
+  } finally {
+    await queue.stop(1000);
+    await db.exec('DROP SCHEMA IF EXISTS bench_queue_cost CASCADE').catch(() => undefined);
+    await db.close();
+  }
+}
