@@ -132,6 +132,12 @@ export function createPostgresDatabase(connectionString: string, options: Postgr
         throw translateDbError(error);
       }
       let broken = false;
+      // A checked-out client whose server goes away between two statements emits 'error' on itself
+      // (the pool listens only to idle ones); unheard, it would end the process. The next statement fails anyway.
+      const lost = () => {
+        broken = true;
+      };
+      client.on('error', lost);
       try {
         await run(client, 'BEGIN');
         const result = await fn({ query: (sql, params) => run(client, sql, params), exec: (sql) => exec(client, sql) });
@@ -145,6 +151,7 @@ export function createPostgresDatabase(connectionString: string, options: Postgr
         }
         throw translateDbError(error);
       } finally {
+        client.off('error', lost);
         client.release(broken);
       }
     },
