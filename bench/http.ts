@@ -160,3 +160,12 @@ export async function measurePair(a: LoadSpec, b: LoadSpec, options: LoadOptions
   }
   return [merge(aSlices), merge(bSlices)];
 }
+
+/** Warms one server up, then measures it for `options.durationS` (in slices, as measurePair does). */
+export async function measureOne(spec: LoadSpec, options: LoadOptions): Promise<LoadResult> {
+  const sliceS = Math.max(1, Math.round(options.durationS / options.slices));
+  if (options.warmupS > 0) await run(spec, options.connections, options.warmupS);
+  const slices: Slice[] = [];
+  for (let i = 0; i < options.slices; i++) slices.push(await run(spec, options.connections, sliceS));
+  return merge(slices);
+}

@@ -111,6 +111,7 @@ export async function measureQueueCost(databaseUrl: string, count: number, concu
       {
         job: async () => undefined,
         scheduled: async () => undefined,
+        delivery: async () => undefined,
         page: async () => {
           done += 1;
           if (done === count) finished();

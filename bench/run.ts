@@ -2,7 +2,7 @@
 //
 // Environment: BENCH_DURATION_S (measured seconds per server and endpoint, default 10, run as 2 s slices
 // alternating ours and the ceiling; warm-up is min(2, that)),
-// BENCH_ONLY (comma list of http,scrape,memory,growth,jobs), BENCH_DATABASE_URL (an administrative
+// BENCH_ONLY (comma list of http,scrape,memory,growth,jobs,tracking), BENCH_DATABASE_URL (an administrative
 // PostgreSQL URL; a fresh bench_* database is created there and dropped at the end), BENCH_SKIP_BUILD=1
 // (use the existing dist/), BENCH_CPU_PROF=1 (V8 CPU profile of the PostgreSQL main service into
 // bench/results/), BENCH_GROWTH_ROWS (default 1000,10000,100000). The main service runs with the
@@ -16,6 +16,7 @@ import { expect, median } from './client.js';
 import { createBenchDatabase, type BenchDatabase } from './database.js';
 import { measureGrowth, type GrowthFigures } from './growth.js';
 import { measureJobCrawl, measureQueueCost, type JobCrawlFigures, type QueueCostFigures } from './jobs.js';
+import { measureRescrape, measureTrackingReads, seedTracking, type ReadFigures, type RescrapeFigures } from './tracking.js';
 import { measurePair, type LoadOptions, type LoadResult, type LoadSpec } from './http.js';
 import { collectGarbage } from './inspector.js';
 import { childTreeMemory, rssMb, settle, type TreeMemory } from './memory.js';
@@ -36,7 +37,7 @@ import { ROOT, SERVICE_LOG_LEVEL, startAux, startCeiling, startMain, type Runnin
 
 // ---- settings -------------------------------------------------------------------------------
 
-const PARTS = ['http', 'scrape', 'memory', 'growth', 'jobs'] as const;
+const PARTS = ['http', 'scrape', 'memory', 'growth', 'jobs', 'tracking'] as const;
 type Part = (typeof PARTS)[number];
 
 function settings() {
@@ -63,6 +64,10 @@ function settings() {
     growthRows,
     fullListRows: 10_000,
     listRows: 1000,
+    rescrapeProducts: 1000,
+    rescrapeRounds: 25,
+    historyPoints: 1000,
+    events: 1_000_000,
     textBytes: 10 * 1024,
     serviceLogLevel: SERVICE_LOG_LEVEL,
   };
@@ -76,6 +81,7 @@ const TARGET = {
   warmDynamicMs: 500,
   dynamicGrowthMb: 50,
   growthRatio: 1.5,
+  rescrapeRatio: 1.2,
   fullListRssMb: 32,
 };
 
@@ -127,6 +133,7 @@ interface Results {
   scrape: { crawls: CrawlFigures[]; extraction?: ExtractionFigures; page?: PageExtractionFigures; dynamic?: DynamicFigures };
   jobs?: JobCrawlFigures[];
   queueCost?: QueueCostFigures;
+  tracking?: { rescrape: RescrapeFigures; reads: ReadFigures[] };
   memory: { idle?: MemoryReading; afterHttp?: MemoryReading; beforeDynamic?: MemoryReading; afterColdDynamic?: MemoryReading; afterDynamic?: MemoryReading; health?: unknown };
   growth?: GrowthFigures;
   targets: TargetCheck[];
@@ -300,6 +307,16 @@ function judge(results: Results): void {
     const growth = m.afterDynamic.serviceMb + m.afterDynamic.browser.pssMb - (m.afterColdDynamic.serviceMb + m.afterColdDynamic.browser.pssMb);
     t.push({ section: 'memory', name: 'service + browser (PSS) growth, after 1st -> after 20th scrape', value: growth, unit: 'MB', target: `< ${TARGET.dynamicGrowthMb} MB`, pass: growth < TARGET.dynamicGrowthMb });
   }
+  const tr = results.tracking;
+  if (tr) {
+    const r = tr.rescrape;
+    t.push({ section: 'tracking', name: `re-scrape of ${r.products} unchanged products with history / without`, value: r.ratio, unit: 'x', target: `<= ${TARGET.rescrapeRatio}`, pass: r.ratio <= TARGET.rescrapeRatio });
+    t.push({ section: 'tracking', name: `rows the ${r.rounds} unchanged re-scrapes added (observations + events)`, value: r.observationsAdded + r.eventsAdded, unit: '', target: '= 0', pass: r.observationsAdded + r.eventsAdded === 0 });
+    for (const read of tr.reads) {
+      const failures = read.result.errors + read.result.non2xx;
+      t.push({ section: 'tracking', name: `${read.endpoint} errors + non-2xx`, value: failures, unit: '', target: '= 0', pass: failures === 0 });
+    }
+  }
   const g = results.growth;
   if (g && g.sizes.length >= 2) {
     const first = g.sizes[0]!;
@@ -439,6 +456,22 @@ function render(results: Results): string {
         `The catalogue's listing and detail pages from its sitemap and links, as one crawl job; ${jobs[0]!.concurrency} pages at once per worker.\n` +
           `The synchronous crawl above (50 listing pages, 8 at a time per host): ${syncRate === undefined ? '—' : num(syncRate, 0)} pages/s.`,
         table(['crawl', 'pages', 'ms', 'pages/s', 'handler ms/page', 'bound pages/s'], rows) + queueLine,
+      ),
+    );
+  }
+
+  const tr = results.tracking;
+  if (tr) {
+    const r = tr.rescrape;
+    const rows = tr.reads.map((read) => [read.endpoint, num(read.result.requestsPerSecond, 0), num(read.result.p50Ms, 2), num(read.result.p99Ms, 2), num(read.result.cpuUsPerRequest, 0)]);
+    out.push(
+      section(
+        'Tracking: history and change events',
+        `A re-scrape of ${r.products} unchanged products (one batch, ${r.rounds} rounds each, alternating): the plain upsert ${num(r.plainMedianMs, 1)} ms, ` +
+          `with history and events ${num(r.trackedMedianMs, 1)} ms = ${num(r.ratio, 2)}x ${mark(r.ratio <= TARGET.rescrapeRatio)} (target <= ${TARGET.rescrapeRatio}); ` +
+          `rows added: ${r.observationsAdded} observations, ${r.eventsAdded} events ${mark(r.observationsAdded + r.eventsAdded === 0)}.\n` +
+          `Reads at ${results.settings.connections} connections, one product with ${results.settings.historyPoints} history points and ${results.settings.events.toLocaleString('en-US')} events in the table:`,
+        table(['endpoint', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/req'], rows),
       ),
     );
   }
@@ -615,6 +648,16 @@ async function main(): Promise<number> {
         results.jobs.push(await measureJobCrawl(main.url, db, slow.url, { label: `${s.slowPageLatencyMs} ms per response, ${workers} worker${workers > 1 ? 's' : ''}`, workers, concurrency: 8, expectedPages: pages - 2 }));
       }
       await slow.close();
+    }
+
+    if (s.parts.has('tracking')) {
+      log(`tracking: re-scrape of ${s.rescrapeProducts} unchanged products, plain upsert vs with history, ${s.rescrapeRounds} rounds each`);
+      const rescrape = await measureRescrape(db.url, s.rescrapeProducts, s.rescrapeRounds);
+      log(`tracking: seeding ${s.historyPoints} history points and ${s.events.toLocaleString('en-US')} events`);
+      const { productId } = await seedTracking(db, s.historyPoints, s.events);
+      const options: LoadOptions = { connections: s.connections, durationS: s.durationS, warmupS: s.warmupS, slices: s.slices };
+      log('tracking: history and events reads at 50 connections');
+      results.tracking = { rescrape, reads: await measureTrackingReads(main.url, pid, productId, s.events, options) };
     }
 
     if (s.parts.has('http')) {

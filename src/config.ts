@@ -45,6 +45,16 @@ export interface Config {
   rateLimitWritesPerMinute: number;
   scrape: ScrapeSettings;
   jobs: JobSettings;
+  tracking: TrackingSettings;
+}
+
+export interface TrackingSettings {
+  /** A product its source's successful runs miss this many times in a row is gone. */
+  goneAfterRuns: number;
+  /** Delays before each retry of a failed webhook delivery. */
+  webhookRetryDelaysMs: number[];
+  /** How long one delivery waits for the receiver's answer. */
+  webhookTimeoutMs: number;
 }
 
 export interface JobSettings {
@@ -149,7 +159,25 @@ export function loadConfig(env: Env = process.env): Config {
       workerConcurrency: int(env, 'WORKER_CONCURRENCY', 8, 1, 64),
       queueSchema: identifier(env, 'JOBS_SCHEMA', 'pgboss'),
     },
+    tracking: {
+      goneAfterRuns: int(env, 'GONE_AFTER_RUNS', 3, 1, 1000),
+      webhookRetryDelaysMs: delays(env, 'WEBHOOK_RETRY_DELAYS_MS', STANDARD_WEBHOOK_DELAYS_MS),
+      webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+    },
   };
+}
+
+/** Standard Webhooks' schedule after the first attempt: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
+const STANDARD_WEBHOOK_DELAYS_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
+
+function delays(env: Env, name: string, fallback: number[]): number[] {
+  const raw = str(env, name);
+  if (raw === undefined) return fallback;
+  const list = raw.split(',').map((part) => Number(part.trim()));
+  if (list.length === 0 || list.length > 50 || list.some((n) => !Number.isInteger(n) || n < 0 || n > 7 * 86_400_000)) {
+    throw new ConfigError(`${name} must be a comma-separated list of up to 50 delays in milliseconds (0 to 7 days), got "${raw}"`);
+  }
+  return list;
 }
 
 function identifier(env: Env, name: string, fallback: string): string {

@@ -11,9 +11,9 @@ import { migrations } from '../src/db/migrations.js';
 import { loadConfig } from '../src/config.js';
 import { buildMainApp } from '../src/main/app.js';
 import { createExternalPosts, createScraping } from '../src/main/compose.js';
-import { createProductStore } from '../src/products/product-store.js';
 import { createJsonbLogStore } from '../src/scrape-logs/jsonb-log-store.js';
-import { createJobSystem, type JobSystemDeps } from '../src/jobs/job-system.js';
+import { createJobSystem } from '../src/jobs/job-system.js';
+import { storesOn, type OpenStoresOptions } from '../src/main/stores.js';
 import { createPgBossQueue } from '../src/jobs/pgboss-queue.js';
 
 export interface Backend {
@@ -105,27 +105,29 @@ export async function mainServiceOn(
   db: Database,
   t: { after(fn: () => Promise<void>): void },
   env: Record<string, string> = {},
-  options: { work?: boolean; queueTiming?: JobSystemDeps['queueTiming'] } = {},
+  options: { work?: boolean; queueTiming?: OpenStoresOptions['queueTiming'] } = {},
 ) {
   const queueSchema = env.JOBS_SCHEMA ?? (db.backend === 'postgresql' ? `q_${randomBytes(5).toString('hex')}` : 'pgboss');
   const config = loadConfig({ LOG_LEVEL: 'silent', ...env, JOBS_SCHEMA: queueSchema });
-  const products = createProductStore(db);
   const logs = createJsonbLogStore(db);
+  // The stores as a service opens them, on this test's database (closed by the test, not here).
+  const stores = storesOn(db, logs, config, options.queueTiming ? { queueTiming: options.queueTiming } : {});
+  const { products, queue, tracking } = stores;
   const scraping = createScraping(config, { products, logs });
   const posts = createExternalPosts(config);
-  const jobSystem = createJobSystem({ db, config, products, logs, ...scraping, ...(options.queueTiming ? { queueTiming: options.queueTiming } : {}) });
+  const jobSystem = createJobSystem({ db, queue, tracking, config, products, logs, ...scraping });
   // Apps on a database that is down (fault tests) still build: only a test that works jobs needs the queue.
   await jobSystem.start(options.work === true).catch((error: unknown) => {
     if (options.work === true) throw error;
   });
-  const app = await buildMainApp({ config, db, products, logs, ...scraping, posts, jobSystem });
+  const app = await buildMainApp({ config, db, products, logs, ...scraping, posts, jobSystem, tracking, queue });
   t.after(async () => {
     await app.close();
     await jobSystem.stop(1000);
-    await Promise.all([scraping.close(), posts.close()]);
+    await Promise.all([scraping.close(), posts.close(), tracking.sender.close()]);
     if (db.backend === 'postgresql' && env.JOBS_SCHEMA === undefined) await db.exec(`DROP SCHEMA IF EXISTS ${queueSchema} CASCADE`).catch(() => undefined);
   });
-  return { app, jobSystem, config };
+  return { app, jobSystem, config, stores };
 }
 
 /** Asserts an RFC 9457 problem answer with `status` and no stack trace; returns its parsed body. */

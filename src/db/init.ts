@@ -1,6 +1,5 @@
 // `npm run db:init`: the one-off initialisation. Creates or migrates the products table, the log store and the job queue's schema.
 import { loadConfig, loadDotEnv } from '../config.js';
-import { createPgBossQueue } from '../jobs/pgboss-queue.js';
 import { openStores, prepareStores } from '../main/stores.js';
 
 loadDotEnv();
@@ -20,7 +19,7 @@ try {
     );
     console.log(`Log store: ${stores.logs.backend}\n  ${logInit}`);
     // The queue creates or migrates its own schema when it starts.
-    const queue = createPgBossQueue({ db: stores.db, schema: config.jobs.queueSchema });
+    const queue = stores.queue;
     await queue.start();
     await queue.stop(1000);
     console.log(`Job queue: pg-boss\n  schema "${config.jobs.queueSchema}" ready`);

@@ -19,12 +19,20 @@ export interface WorkContext {
   retryLimit: number;
 }
 
+/** One attempt to deliver one event to one webhook. */
+export interface QueuedDelivery {
+  webhook_id: string;
+  event_id: number;
+  attempt: number;
+}
+
 export type Handler<T> = (data: T, context: WorkContext) => Promise<void>;
 
 export interface Handlers {
   job: Handler<{ job_id: string }>;
   page: Handler<QueuedPage>;
   scheduled: Handler<{ schedule_id: string }>;
+  delivery: Handler<QueuedDelivery>;
 }
 
 export type QueueState = 'created' | 'retry' | 'active' | 'completed' | 'cancelled' | 'failed';
@@ -35,6 +43,8 @@ export interface JobQueue {
   /** Queues a job whose row exists; within `tx` when given, so the row and its queue entry commit together. */
   enqueueJob(jobId: string, tx?: Queryable): Promise<void>;
   enqueuePages(pages: readonly QueuedPage[], tx?: Queryable): Promise<void>;
+  /** Queues webhook deliveries (within `tx`, with the events they carry), each after `delayMs`. */
+  enqueueDeliveries(deliveries: readonly QueuedDelivery[], options?: { tx?: Queryable; delayMs?: number }): Promise<void>;
   /** Stops queued and running work; a running handler sees its signal abort within about a heartbeat. */
   cancelJob(jobId: string): Promise<void>;
   cancelPages(ids: readonly string[]): Promise<void>;

@@ -184,6 +184,25 @@ export function jobRoutes(app: App, deps: JobRoutesDeps): void {
     async (request) => service.updateSchedule(request.params.id, request.body),
   );
 
+  app.post(
+    '/schedules/:id/run',
+    {
+      schema: {
+        tags: ['schedules'],
+        summary: 'Run a schedule now, once; answers 202 with the job',
+        description:
+          'The same run its calendar would start (counted in its runs), also when paused. While its previous run still goes, ' +
+          'a schedule without `allow_overlap` answers 409 instead.',
+        params: JobId,
+        response: { 202: Job, ...problemResponses(404, 409, 422, 503) },
+      },
+    },
+    async (request, reply) => {
+      const job = (await service.runSchedule(request.params.id, { manual: true }))!;
+      return reply.code(202).header('location', `/jobs/${job.id}`).send(job);
+    },
+  );
+
   app.delete(
     '/schedules/:id',
     {

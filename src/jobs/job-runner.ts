@@ -18,19 +18,23 @@ import type { Job } from './job-schema.js';
 import type { JobService } from './job-service.js';
 import { FINAL_STATUSES, type FrontierEntry, type JobStore } from './job-store.js';
 import type { LogStore } from '../scrape-logs/log-store.js';
-import type { ScheduleStore } from './schedule-store.js';
+import type { ChangeRecorder } from '../tracking/change-recorder.js';
+import type { RunRef } from '../tracking/tracking-store.js';
+import type { WebhookSender } from '../tracking/webhook-sender.js';
+import { canonicalUrl } from '../scraping/url-key.js';
 
 export interface JobRunnerDeps {
   db: Database;
   jobs: JobStore;
-  schedules: ScheduleStore;
   products: ProductStore;
   logs: LogStore;
   queue: JobQueue;
-  service: Pick<JobService, 'create'>;
+  service: Pick<JobService, 'create' | 'runSchedule'>;
   scraper: Scraper;
   fetcher: PageFetcher;
   renderer: PageRenderer;
+  recorder: ChangeRecorder;
+  sender: Pick<WebhookSender, 'deliver'>;
   /** Tells in-process listeners (live progress streams) that a job changed. */
   changed: (jobId: string) => void;
   settings: { demoSiteUrl: string; allowPrivateNetworks: boolean; defaultTimeoutMs: number };
@@ -76,10 +80,13 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
     const firstError = pages.find((p) => p.status === 'failed')?.error as Job['error'] | undefined;
     // The log first, under the job's own id: a second finisher's write is refused, not doubled.
     await writeCrawlLog(deps.logs, job, pages, status, status === 'failed' ? firstError ?? null : null);
-    await deps.db.transaction(async (tx) => {
-      await jobs.finish(jobId, status, status === 'failed' ? firstError ?? null : null, tx);
+    const events = await deps.db.transaction(async (tx) => {
+      const ended = await jobs.finish(jobId, status, status === 'failed' ? firstError ?? null : null, tx);
       await jobs.addLog(jobId, jobId, tx);
+      // Only a crawl that ended well says what its source no longer lists; a failed one counts for nothing.
+      return ended !== undefined && status === 'succeeded' ? deps.recorder.finishRun(crawlRun(job), tx) : [];
     });
+    deps.recorder.published(events);
     deps.changed(jobId);
   };
 
@@ -195,18 +202,20 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
       const scraped = result.items.map((item) => toScrapedProduct(item, { url: loaded.url, page_type: result.page_type }));
       const raw = result.items.map((item) => ({ ...item, page_url: loaded.url }));
       let pending: number | undefined;
-      await deps.db.transaction(async (tx) => {
+      const written = await deps.db.transaction(async (tx) => {
         // The job row's lock orders this page against a cancel and against the crawl's other pages.
         const locked = await jobs.lock(job.id, tx);
-        if (locked === undefined || FINAL_STATUSES.has(locked.status)) return;
-        if (!(await jobs.settlePage(page.id, { status: 'done', pageType: result.page_type, products: scraped.length, items: raw, durationMs: elapsed() }, tx))) return;
-        const stored = await deps.products.upsertScraped(scraped, tx);
+        if (locked === undefined || FINAL_STATUSES.has(locked.status)) return [];
+        if (!(await jobs.settlePage(page.id, { status: 'done', pageType: result.page_type, products: scraped.length, items: raw, durationMs: elapsed() }, tx))) return [];
+        const stored = await deps.products.upsertScraped(scraped, { tx, run: crawlRun(job) });
         // Every frontier row is counted in pages_discovered, so the locked row says how much room is left.
         const room = Math.max(0, policy.maxPages - locked.progress.pages_discovered);
         const added = room === 0 ? [] : await jobs.addToFrontier(job.id, discovered.slice(0, room), tx);
         await deps.queue.enqueuePages(added.map((entry) => ({ id: entry.id, job_id: job.id, url: entry.url, depth: entry.depth })), tx);
         ({ pending } = await jobs.addProgress(job.id, { pagesDone: 1, pagesDiscovered: added.length, productsFound: scraped.length, created: stored.created, updated: stored.updated }, tx));
+        return stored.events;
       });
+      deps.recorder.published(written);
       if (pending !== undefined) deps.changed(job.id);
       if (pending === 0) await finishCrawlIfDone(job.id);
       return;
@@ -242,20 +251,8 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
   };
 
   const fireSchedule = async (scheduleId: string): Promise<void> => {
-    const schedule = await deps.schedules.get(scheduleId);
-    if (schedule === undefined || schedule.paused) return;
-    if (!schedule.allow_overlap) {
-      const running = await jobs.list({ schedule_id: scheduleId, limit: 1, offset: 0 });
-      if (running.items.some((job) => !FINAL_STATUSES.has(job.status))) {
-        await deps.schedules.recordSkip(scheduleId);
-        deps.logger?.info({ schedule: scheduleId, running: running.items[0]?.id }, 'schedule skipped: its previous run is still going');
-        return;
-      }
-    }
-    await deps.db.transaction(async (tx) => {
-      const job = await deps.service.create(schedule.job, { scheduleId, tx });
-      await deps.schedules.recordRun(scheduleId, job.id, tx);
-    });
+    const job = await deps.service.runSchedule(scheduleId, { manual: false });
+    if (job === undefined) deps.logger?.info({ schedule: scheduleId }, 'schedule did not run: paused, gone, or its previous run is still going');
   };
 
   return {
@@ -268,6 +265,7 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
       },
       page: crawlPage,
       scheduled: async ({ schedule_id }) => fireSchedule(schedule_id),
+      delivery: (delivery) => deps.sender.deliver(delivery),
     },
 
     async sweep() {
@@ -296,6 +294,11 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
       }
     },
   };
+}
+
+/** A crawl as a run of its source: the job is the run, its start URL the source. */
+function crawlRun(job: Job): RunRef {
+  return { id: job.id, source: canonicalUrl(job.source_url) ?? job.source_url, kind: 'scrape' };
 }
 
 /** Each URL once, by its canonical key; ids are the queue jobs' ids too. */

@@ -21,6 +21,12 @@ export interface JobService {
   listSchedules(items: StoredSchedule[]): Schedule[];
   updateSchedule(id: string, patch: SchedulePatch): Promise<Schedule>;
   deleteSchedule(id: string): Promise<void>;
+  /**
+   * Starts a run of a schedule: at its due time (`manual` false), where a paused schedule does not
+   * run and one whose previous run still goes is skipped (and the skip counted); or on request
+   * (`manual` true), which runs a paused schedule too and answers 404/409 instead of skipping.
+   */
+  runSchedule(id: string, options: { manual: boolean }): Promise<Job | undefined>;
 }
 
 export interface JobServiceDeps {
@@ -37,6 +43,12 @@ export interface JobServiceDeps {
 export class JobAlreadyEnded extends HttpProblem {
   constructor(job: Job) {
     super(409, 'job-ended', 'Conflict', `Job ${job.id} already ${job.status}; only a queued or running job can be cancelled.`);
+  }
+}
+
+export class ScheduleRunning extends HttpProblem {
+  constructor(scheduleId: string, jobId: string) {
+    super(409, 'schedule-running', 'Conflict', `Schedule ${scheduleId} is still running job ${jobId}; it does not overlap its runs (allow_overlap is off).`);
   }
 }
 
@@ -186,6 +198,28 @@ export function createJobService(deps: JobServiceDeps): JobService {
       const stored = (await schedules.update(id, fields))!;
       await applyCalendar(stored);
       return withNextRun(stored);
+    },
+
+    async runSchedule(id, { manual }) {
+      const schedule = await schedules.get(id);
+      if (schedule === undefined) {
+        if (manual) throw new NotFound(`Schedule ${id} does not exist.`);
+        return undefined;
+      }
+      if (schedule.paused && !manual) return undefined;
+      if (!schedule.allow_overlap) {
+        const latest = (await jobs.list({ schedule_id: id, limit: 1, offset: 0 })).items[0];
+        if (latest !== undefined && !FINAL_STATUSES.has(latest.status)) {
+          if (manual) throw new ScheduleRunning(id, latest.id);
+          await schedules.recordSkip(id);
+          return undefined;
+        }
+      }
+      return deps.db.transaction(async (tx) => {
+        const job = await this.create(schedule.job, { scheduleId: id, tx });
+        await schedules.recordRun(id, job.id, tx);
+        return job;
+      });
     },
 
     async deleteSchedule(id) {

@@ -6,11 +6,11 @@ import type { LogStore } from '../scrape-logs/log-store.js';
 import type { Scraper } from '../scraping/scrape-pipeline.js';
 import type { PageFetcher, PageRenderer } from '../scraping/types.js';
 import { createJobEvents, type JobEvents } from './job-events.js';
+import type { Tracking } from '../tracking/tracking.js';
 import type { JobQueue } from './job-queue.js';
 import { createJobRunner } from './job-runner.js';
 import { createJobService, type JobService } from './job-service.js';
 import { createJobStore, type JobStore } from './job-store.js';
-import { createPgBossQueue } from './pgboss-queue.js';
 import { createScheduleStore, type ScheduleStore } from './schedule-store.js';
 
 export interface JobSystem {
@@ -27,6 +27,9 @@ export interface JobSystem {
 
 export interface JobSystemDeps {
   db: Database;
+  /** The queue (created with the stores, since product writes queue webhook deliveries through it). */
+  queue: JobQueue;
+  tracking: Pick<Tracking, 'recorder' | 'sender'>;
   config: Pick<Config, 'demoSiteUrl' | 'scrapeAllowPrivateNetworks' | 'jobs'> & { scrape: Pick<Config['scrape'], 'timeoutMs'> };
   products: ProductStore;
   logs: LogStore;
@@ -34,8 +37,6 @@ export interface JobSystemDeps {
   fetcher: PageFetcher;
   renderer: PageRenderer;
   logger?: { warn(details: object, message: string): void; error(details: object, message: string): void; info(details: object, message: string): void };
-  /** Test knobs: how fast a dead worker's job is retried and a schedule fires. */
-  queueTiming?: { heartbeatSeconds?: number; superviseSeconds?: number; cronSeconds?: number; retryDelaySeconds?: number };
 }
 
 /** How often a working process repairs what a dead one left (see JobRunner.sweep). */
@@ -45,12 +46,7 @@ export function createJobSystem(deps: JobSystemDeps): JobSystem {
   const jobs = createJobStore(deps.db);
   const schedules = createScheduleStore(deps.db);
   const events = createJobEvents(jobs);
-  const queue = createPgBossQueue({
-    db: deps.db,
-    schema: deps.config.jobs.queueSchema,
-    ...(deps.logger ? { logger: deps.logger } : {}),
-    ...deps.queueTiming,
-  });
+  const queue = deps.queue;
   const changed = (jobId: string) => events.changed(jobId);
   const service = createJobService({
     db: deps.db,
@@ -65,7 +61,6 @@ export function createJobSystem(deps: JobSystemDeps): JobSystem {
   const runner = createJobRunner({
     db: deps.db,
     jobs,
-    schedules,
     products: deps.products,
     logs: deps.logs,
     queue,
@@ -73,6 +68,8 @@ export function createJobSystem(deps: JobSystemDeps): JobSystem {
     scraper: deps.scraper,
     fetcher: deps.fetcher,
     renderer: deps.renderer,
+    recorder: deps.tracking.recorder,
+    sender: deps.tracking.sender,
     changed,
     settings: { demoSiteUrl: deps.config.demoSiteUrl, allowPrivateNetworks: deps.config.scrapeAllowPrivateNetworks, defaultTimeoutMs: deps.config.scrape.timeoutMs },
     ...(deps.logger ? { logger: deps.logger } : {}),

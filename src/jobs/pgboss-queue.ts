@@ -1,9 +1,9 @@
 // The job queue on pg-boss: jobs, retries with backoff, cancellation and cron schedules, all in PostgreSQL (or PGlite).
 import { PgBoss, fromPglite, type ConstructorOptions, type Db, type Job } from 'pg-boss';
 import type { Database, PgliteDatabase, PostgresDatabase, Queryable } from '../db/database.js';
-import type { Handler, Handlers, JobQueue, QueueState, QueuedPage } from './job-queue.js';
+import type { Handler, Handlers, JobQueue, QueueState, QueuedDelivery, QueuedPage } from './job-queue.js';
 
-const QUEUES = { job: 'scrape-job', page: 'crawl-page', scheduled: 'schedule-fire' } as const;
+const QUEUES = { job: 'scrape-job', page: 'crawl-page', scheduled: 'schedule-fire', delivery: 'webhook-delivery' } as const;
 
 export interface PgBossQueueOptions {
   /** PostgreSQL (pg-boss opens its own small pool to the same server) or PGlite (whose one connection it shares). */
@@ -29,6 +29,8 @@ function queueOptions(heartbeatSeconds: number, retryDelay: number) {
     [QUEUES.job]: { retryLimit: 2, retryDelay, retryBackoff: true, retryDelayMax: 300, expireInSeconds: 4 * 3600, heartbeatSeconds },
     [QUEUES.page]: { retryLimit: 2, retryDelay, retryBackoff: true, retryDelayMax: 120, expireInSeconds: 1800, heartbeatSeconds },
     [QUEUES.scheduled]: { retryLimit: 2, retryDelay, retryBackoff: true, expireInSeconds: 600, heartbeatSeconds },
+    // A webhook follows its own schedule of attempts (each one recorded), so the queue does not retry.
+    [QUEUES.delivery]: { retryLimit: 0, expireInSeconds: 120, heartbeatSeconds },
   };
 }
 
@@ -61,6 +63,7 @@ export function createPgBossQueue(options: PgBossQueueOptions): JobQueue {
     job: policies[QUEUES.job].retryLimit,
     page: policies[QUEUES.page].retryLimit,
     scheduled: policies[QUEUES.scheduled].retryLimit,
+    delivery: 0,
   };
   const adapt =
     <T extends object>(handler: Handler<T>, retryLimit: number) =>
@@ -92,6 +95,16 @@ export function createPgBossQueue(options: PgBossQueueOptions): JobQueue {
     async enqueuePages(pages: readonly QueuedPage[], tx) {
       if (pages.length === 0) return;
       await boss.insert(QUEUES.page, pages.map((page) => ({ id: page.id, data: page })), inTransaction(tx));
+    },
+
+    async enqueueDeliveries(deliveries: readonly QueuedDelivery[], delivery = {}) {
+      if (deliveries.length === 0) return;
+      const startAfter = delivery.delayMs === undefined || delivery.delayMs <= 0 ? undefined : new Date(Date.now() + delivery.delayMs);
+      await boss.insert(
+        QUEUES.delivery,
+        deliveries.map((data) => ({ data, ...(startAfter === undefined ? {} : { startAfter }) })),
+        inTransaction(delivery.tx),
+      );
     },
 
     async cancelJob(jobId) {
@@ -142,6 +155,7 @@ export function createPgBossQueue(options: PgBossQueueOptions): JobQueue {
       };
       await boss.work(QUEUES.job, common, adapt(handlers.job, limits.job));
       await boss.work(QUEUES.scheduled, { ...common, localConcurrency: 1 }, adapt(handlers.scheduled, limits.scheduled));
+      await boss.work(QUEUES.delivery, { ...common, localConcurrency: Math.max(2, Math.ceil(concurrency / 2)) }, adapt(handlers.delivery, limits.delivery));
       // Crawl pages come in thousands: claimed and completed a few at a time (one round trip each way
       // per batch, not per page: ~1 ms of queue per page instead of ~5 here), fetched again at once
       // while batches come back full. Two batches, so one slow page does not idle every slot.

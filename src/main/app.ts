@@ -19,6 +19,10 @@ import type { LogStore } from '../scrape-logs/log-store.js';
 import type { Scraper } from '../scraping/scrape-pipeline.js';
 import { scrapeRoutes } from '../scraping/scrape-routes.js';
 import type { PageRenderer } from '../scraping/types.js';
+import type { JobQueue } from '../jobs/job-queue.js';
+import { trackingRoutes } from '../tracking/tracking-routes.js';
+import type { Tracking } from '../tracking/tracking.js';
+import { webhookRoutes } from '../tracking/webhook-routes.js';
 
 export interface MainDeps {
   config: Pick<
@@ -30,6 +34,7 @@ export interface MainDeps {
     | 'apiKey'
     | 'rateLimitScrapePerMinute'
     | 'rateLimitWritesPerMinute'
+    | 'scrapeAllowPrivateNetworks'
   >;
   db: Database;
   products: ProductStore;
@@ -38,6 +43,9 @@ export interface MainDeps {
   renderer: Pick<PageRenderer, 'status'>;
   posts: PostsClient;
   jobSystem: Pick<JobSystem, 'jobs' | 'schedules' | 'service' | 'events'>;
+  tracking: Pick<Tracking, 'tracker' | 'recorder' | 'webhooks'>;
+  /** Where redeliveries are queued. */
+  queue: Pick<JobQueue, 'enqueueDeliveries'>;
   /** Start-up still waiting for the database or the queue: routes that need them answer 503 meanwhile. */
   readiness?: Readiness;
 }
@@ -68,6 +76,8 @@ export async function buildMainApp(deps: MainDeps): Promise<App> {
       { name: 'scraping', description: 'Scrape runs and their log documents' },
       { name: 'jobs', description: 'Asynchronous scrapes and whole-site crawls, run by any number of workers' },
       { name: 'schedules', description: 'Recurring jobs (cron or every N minutes)' },
+      { name: 'tracking', description: 'Price history and change events: paged, exported, or live' },
+      { name: 'webhooks', description: 'Change events delivered to your URL, signed (Standard Webhooks)' },
       { name: 'external', description: 'The placeholder posts API, cached' },
     ],
   });
@@ -122,6 +132,8 @@ export async function buildMainApp(deps: MainDeps): Promise<App> {
   );
 
   productRoutes(app, deps.products);
+  trackingRoutes(app, { tracker: deps.tracking.tracker, recorder: deps.tracking.recorder });
+  webhookRoutes(app, { webhooks: deps.tracking.webhooks, queue: deps.queue, allowPrivateNetworks: deps.config.scrapeAllowPrivateNetworks });
   scrapeRoutes(app, deps.scraper, metrics, deps.jobSystem.service);
   jobRoutes(app, deps.jobSystem);
   logRoutes(app, deps.logs);

@@ -16,10 +16,10 @@ await runService({
   port: config.port,
   logLevel: config.logLevel,
   async start(log) {
-    const stores = await openStores(config, { onPoolError: (err) => log.warn({ err }, 'database connection lost') });
+    const stores = await openStores(config, { onPoolError: (err) => log.warn({ err }, 'database connection lost'), logger: log });
     const scraping = createScraping(config, stores, log);
     const posts = createExternalPosts(config);
-    const jobSystem = createJobSystem({ db: stores.db, config, products: stores.products, logs: stores.logs, ...scraping, logger: log });
+    const jobSystem = createJobSystem({ db: stores.db, queue: stores.queue, tracking: stores.tracking, config, products: stores.products, logs: stores.logs, ...scraping, logger: log });
     // A database that is down at start is waited for, not fatal: /health says so until it answers.
     const preparation = prepareInBackground(
       [

@@ -2,11 +2,15 @@
 import { Readable } from 'node:stream';
 import { Type } from 'typebox';
 import type { App } from '../http/base-app.js';
+import { exportFormat, sendExport } from '../http/formats.js';
 import { pageLinks } from '../http/paging.js';
 import { problemResponses } from '../http/schemas.js';
 import { NotFound } from '../problems.js';
 import { Product, ProductCreate, ProductDeleted, ProductDetail, ProductId, ProductListQuery, ProductUpdate } from './product-schema.js';
 import type { ProductStore } from './product-store.js';
+
+/** Columns of a product export, in the order of the Product schema. */
+const EXPORT_COLUMNS = Object.keys(Product.properties) as Array<keyof Product & string>;
 
 const notFound = (id: number) => new NotFound(`Product ${id} does not exist.`);
 
@@ -20,6 +24,11 @@ async function* jsonArray(first: Product[], rest: AsyncIterable<Product[]>, seri
   yield ']';
 }
 
+async function* withFirst<T>(first: T, rest: AsyncIterable<T> | undefined): AsyncGenerator<T> {
+  yield first;
+  if (rest !== undefined) yield* rest;
+}
+
 export function productRoutes(app: App, store: ProductStore): void {
   app.get(
     '/products',
@@ -30,8 +39,10 @@ export function productRoutes(app: App, store: ProductStore): void {
         description:
           'All products in id order unless `limit`/`offset` page them. `X-Total-Count` gives the number ' +
           'matching the filters; `Link` (rel next/prev) appears when paged. An unpaged list longer than ' +
-          `${LIST_BATCH_ROWS} products is streamed (chunked), read from the database ${LIST_BATCH_ROWS} at a time.`,
+          `${LIST_BATCH_ROWS} products is streamed (chunked), read from the database ${LIST_BATCH_ROWS} at a time. ` +
+          '`Accept: text/csv` or `application/x-ndjson` exports the same list in that format, streamed the same way.',
         querystring: ProductListQuery,
+        produces: ['application/json', 'text/csv', 'application/x-ndjson'],
         response: {
           200: Type.Array(Product),
           ...problemResponses(422, 503),
@@ -40,6 +51,17 @@ export function productRoutes(app: App, store: ProductStore): void {
     },
     async (request, reply) => {
       const query = request.query;
+      const format = exportFormat(request);
+      if (format !== 'json') {
+        if (query.limit !== undefined) {
+          const { items, total } = await store.list(query);
+          reply.header('x-total-count', total);
+          return sendExport(reply, format, EXPORT_COLUMNS, [items], 'products');
+        }
+        const { total, first, rest } = await store.listAll(query, LIST_BATCH_ROWS);
+        reply.header('x-total-count', total);
+        return sendExport(reply, format, EXPORT_COLUMNS, withFirst(first, rest), 'products');
+      }
       if (query.limit === undefined) {
         const { total, first, rest } = await store.listAll(query, LIST_BATCH_ROWS);
         reply.header('x-total-count', total);

@@ -69,7 +69,17 @@ export const Provenance = Type.Object(
 export type Provenance = Static<typeof Provenance>;
 
 /** One product with the provenance of its values, as GET /products/{id} answers. */
-export const ProductDetail = Type.Object({ ...Product.properties, provenance: Nullable(Provenance) }, { $id: 'ProductDetail' });
+export const ProductDetail = Type.Object(
+  {
+    ...Product.properties,
+    provenance: Nullable(Provenance),
+    last_seen_at: Nullable(Type.String({ format: 'date-time', description: 'When a scrape last saw it; null for products made through the API and never scraped' })),
+    gone_at: Nullable(
+      Type.String({ format: 'date-time', description: 'When it was declared gone (missed GONE_AFTER_RUNS successful runs of its source); null while found' }),
+    ),
+  },
+  { $id: 'ProductDetail' },
+);
 export type ProductDetail = Static<typeof ProductDetail>;
 
 export const ProductCreate = Type.Object(
@@ -121,6 +131,16 @@ export const ProductListQuery = Type.Object(
     min_price: Type.Optional(Type.Number({ minimum: 0 })),
     max_price: Type.Optional(Type.Number({ minimum: 0 })),
     source_url: Type.Optional(Type.String({ maxLength: 2048, pattern: NO_NUL })),
+    availability: Type.Optional(Availability),
+    changed_since: Type.Optional(
+      Type.String({ format: 'date-time', description: 'Only products whose price, list price or availability changed at or after this time' }),
+    ),
+    price_dropped_since: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description: 'Only products whose price now is lower than at this time (or than their first price, for products first seen later)',
+      }),
+    ),
     sort: Type.Optional(Type.Unsafe<Sort>({ type: 'string', enum: [...SORTS], default: 'id', description: 'Order; a leading - sorts descending' })),
   },
   { additionalProperties: false },

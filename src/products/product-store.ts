@@ -1,5 +1,7 @@
 // Products in the relational database: the same parameterised SQL for PostgreSQL and PGlite.
 import type { Database, Queryable } from '../db/database.js';
+import type { ChangeRecorder } from '../tracking/change-recorder.js';
+import type { RunRef, Sighting, StoredEvent } from '../tracking/tracking-store.js';
 import type { Product, ProductCreate, ProductDetail, ProductListQuery, ProductUpdate, Provenance, Sort } from './product-schema.js';
 
 /** A product found by a scrape, identified by `scrape_key` so a re-run updates it. */
@@ -24,6 +26,17 @@ export interface UpsertResult {
   products: Product[];
   created: number;
   updated: number;
+  /** Change events the write recorded (empty without tracking). */
+  events: StoredEvent[];
+}
+
+export interface UpsertOptions {
+  /** The caller's transaction; without one the write is its own. */
+  tx?: Queryable;
+  /** The run that saw the items: its history and events name it. */
+  run?: RunRef;
+  /** The run ended successfully with this write: products of its source it did not see missed a run. */
+  complete?: boolean;
 }
 
 /** An unpaged list: the first batch, and the later ones (undefined when the first held them all). */
@@ -46,8 +59,11 @@ export interface ProductStore {
   /** Changes only the fields present in `patch`; undefined when the product does not exist. */
   update(id: number, patch: ProductUpdate): Promise<Product | undefined>;
   delete(id: number): Promise<boolean>;
-  /** Inserts or updates all items in one statement inside one transaction (the caller's, when given). */
-  upsertScraped(items: readonly ScrapedProduct[], tx?: Queryable): Promise<UpsertResult>;
+  /**
+   * Inserts or updates all items in one statement inside one transaction (the caller's, when given),
+   * with their history and change events in the same transaction.
+   */
+  upsertScraped(items: readonly ScrapedProduct[], options?: UpsertOptions): Promise<UpsertResult>;
 }
 
 /** A timestamptz as the API shows it (ISO 8601, UTC, milliseconds), made by the database. */
@@ -73,6 +89,8 @@ const ORDER_BY: Record<Sort, string> = {
 };
 
 const UPDATABLE = ['title', 'price', 'description', 'currency', 'source_url', 'list_price', 'availability', 'sku', 'gtin', 'brand', 'image_url'] as const;
+/** Fields whose change is history (price_observations) and an event. */
+const TRACKED = ['price', 'currency', 'list_price', 'availability'] as const;
 const NUMERIC: ReadonlySet<string> = new Set(['price', 'list_price']);
 
 /**
@@ -106,6 +124,20 @@ function whereClause(query: ProductListQuery): { sql: string; params: unknown[] 
   if (query.min_price !== undefined) add((p) => `price >= ${p}`, query.min_price);
   if (query.max_price !== undefined) add((p) => `price <= ${p}`, query.max_price);
   if (query.source_url !== undefined) add((p) => `source_url = ${p}`, query.source_url);
+  if (query.availability !== undefined) add((p) => `availability = ${p}`, query.availability);
+  // Both start from the events since then (an index range), so a quiet catalogue costs nothing to ask.
+  if (query.changed_since !== undefined) {
+    add((p) => `id IN (SELECT product_id FROM events WHERE type IN ('price.changed', 'availability.changed') AND created_at >= ${p}::timestamptz)`, query.changed_since);
+  }
+  if (query.price_dropped_since !== undefined) {
+    add(
+      (p) => `id IN (SELECT product_id FROM events WHERE type = 'price.changed' AND created_at >= ${p}::timestamptz)
+        AND price < COALESCE(
+          (SELECT o.price FROM price_observations o WHERE o.product_id = products.id AND o.first_seen_at <= ${p}::timestamptz ORDER BY o.first_seen_at DESC, o.id DESC LIMIT 1),
+          (SELECT o.price FROM price_observations o WHERE o.product_id = products.id ORDER BY o.first_seen_at ASC, o.id ASC LIMIT 1))`,
+      query.price_dropped_since,
+    );
+  }
   return { sql: conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`, params };
 }
 
@@ -146,7 +178,18 @@ function toProduct(row: Product): Product {
 /** Every product, from the running count the triggers of migration 3 keep: a few rows, whatever the table size. */
 const TOTAL_ALL = '(SELECT sum(n) FROM product_count_shards)::int';
 
-export function createProductStore(db: Database): ProductStore {
+/** The values of a row whose change is history. */
+const snapshotOf = (row: { price: number | null; currency: string | null; list_price: number | null; availability: string | null }) => ({
+  price: row.price,
+  currency: row.currency,
+  list_price: row.list_price,
+  availability: row.availability,
+});
+
+const API_RUN: RunRef = { id: null, source: null, kind: 'api' };
+
+export function createProductStore(db: Database, options: { recorder?: ChangeRecorder } = {}): ProductStore {
+  const recorder = options.recorder;
   /** Products matching a filter: the running total when there is none, else count(*). */
   const countMatching = async (where: { sql: string; params: unknown[] }): Promise<number> => {
     const sql = where.sql === '' ? `SELECT ${TOTAL_ALL} AS total` : `SELECT count(*)::int AS total FROM products ${where.sql}`;
@@ -229,12 +272,12 @@ export function createProductStore(db: Database): ProductStore {
     },
 
     async get(id) {
-      const rows = await db.query<ProductDetail>(`SELECT ${PRODUCT_COLUMNS}, provenance FROM products WHERE id = $1`, [id]);
+      const rows = await db.query<ProductDetail>(`SELECT ${PRODUCT_COLUMNS}, provenance, ${isoTime('last_seen_at')}, ${isoTime('gone_at')} FROM products WHERE id = $1`, [id]);
       return rows[0];
     },
 
     async create(input) {
-      const rows = await db.query<Product>(
+      const insert = (q: Queryable) => q.query<Product>(
         `INSERT INTO products (title, price, description, currency, source_url, list_price, availability, sku, gtin, brand, image_url)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING ${PRODUCT_COLUMNS}`,
         [
@@ -251,7 +294,15 @@ export function createProductStore(db: Database): ProductStore {
           input.image_url ?? null,
         ],
       );
-      return rows[0]!;
+      if (recorder === undefined) return (await insert(db))[0]!;
+      // A product made by hand has a history too, from its first price on.
+      const { product, events } = await db.transaction(async (tx) => {
+        const [created] = await insert(tx);
+        const sighting: Sighting = { product_id: created!.id, source_url: created!.source_url, before: null, seen: snapshotOf(created!) };
+        return { product: created!, events: await recorder.record([sighting], API_RUN, tx) };
+      });
+      recorder.published(events);
+      return product;
     },
 
     async update(id, patch) {
@@ -269,11 +320,24 @@ export function createProductStore(db: Database): ProductStore {
       // A scraped product's provenance then says which values a person set, not the page.
       params.push(JSON.stringify(edited));
       const provenance = `provenance = CASE WHEN provenance IS NULL THEN NULL ELSE jsonb_set(provenance, '{fields}', COALESCE(provenance->'fields', '{}'::jsonb) || $${params.length}::jsonb) END`;
-      const rows = await db.query<Product>(
-        `UPDATE products SET ${sets.join(', ')}, ${provenance}, updated_at = now() WHERE id = $1 RETURNING ${PRODUCT_COLUMNS}`,
-        params,
-      );
-      return rows[0];
+      const sql = `UPDATE products SET ${sets.join(', ')}, ${provenance}, updated_at = now() WHERE id = $1 RETURNING ${PRODUCT_COLUMNS}`;
+      const tracked = recorder !== undefined && TRACKED.some((field) => patch[field] !== undefined);
+      if (!tracked) return (await db.query<Product>(sql, params))[0];
+      // A price or stock set through the API is a change of history like any other.
+      const { product, events } = await db.transaction(async (tx) => {
+        const [before] = await tx.query<Product & { last_seen_at: string | null; last_run: string | null }>(
+          `SELECT price::float8 AS price, currency, list_price::float8 AS list_price, availability,
+                  to_char(COALESCE(last_seen_at, updated_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS last_seen_at, last_run
+             FROM products WHERE id = $1 FOR UPDATE`,
+          [id],
+        );
+        const [updated] = await tx.query<Product>(sql, params);
+        if (before === undefined || updated === undefined) return { product: updated, events: [] };
+        const sighting: Sighting = { product_id: id, source_url: updated.source_url, before: { ...snapshotOf(before), last_seen_at: before.last_seen_at, last_run: before.last_run }, seen: snapshotOf(updated) };
+        return { product: updated, events: await recorder!.record([sighting], API_RUN, tx) };
+      });
+      recorder!.published(events);
+      return product;
     },
 
     async delete(id) {
@@ -281,31 +345,58 @@ export function createProductStore(db: Database): ProductStore {
       return rows.length > 0;
     },
 
-    async upsertScraped(items, tx) {
+    async upsertScraped(items, upsert = {}) {
       // One key may appear twice in a run (a listing repeating a product); the last sighting wins,
       // since ON CONFLICT cannot touch the same row twice in one statement.
       const unique = [...new Map(items.map((item) => [item.scrape_key, item])).values()];
-      if (unique.length === 0) return { products: [], created: 0, updated: 0 };
-      return tx === undefined ? db.transaction((own) => upsertBatch(own, unique)) : upsertBatch(tx, unique);
+      const run = upsert.run;
+      const write = async (tx: Queryable): Promise<UpsertResult> => {
+        const result = unique.length === 0 ? { products: [], created: 0, updated: 0, sightings: [] } : await upsertBatch(tx, unique, run);
+        if (recorder === undefined || run === undefined) return { ...result, events: [] };
+        const events = await recorder.record(result.sightings, run, tx, { complete: upsert.complete === true });
+        return { products: result.products, created: result.created, updated: result.updated, events };
+      };
+      if (unique.length === 0 && (recorder === undefined || upsert.complete !== true)) return { products: [], created: 0, updated: 0, events: [] };
+      if (upsert.tx !== undefined) return write(upsert.tx); // the caller publishes after its commit
+      const result = await db.transaction(write);
+      recorder?.published(result.events);
+      return result;
     },
   };
 }
 
-async function upsertBatch(tx: Queryable, items: readonly ScrapedProduct[]): Promise<UpsertResult> {
+/** A changed product's tracked values before the write, and its last sighting: price, currency, list price, availability, time, run. */
+type PriorState = [number | null, string | null, number | null, string | null, string, string | null];
+
+async function upsertBatch(tx: Queryable, items: readonly ScrapedProduct[], run: RunRef | undefined): Promise<Omit<UpsertResult, 'events'> & { sightings: Sighting[] }> {
   // unnest() turns column arrays into rows: one statement (and one prepared plan) for any batch size.
   // What a run saw is the truth for price, stock and sale; identifiers a page stops showing are kept.
-  const rows = await tx.query<Product & { inserted: boolean }>(
-    `INSERT INTO products (scrape_key, title, price, currency, description, source_url, list_price, availability, sku, gtin, brand, image_url, provenance)
-     SELECT * FROM unnest($1::text[], $2::text[], $3::numeric[], $4::text[], $5::text[], $6::text[], $7::numeric[], $8::text[],
-                          $9::text[], $10::text[], $11::text[], $12::text[], $13::jsonb[])
+  // History needs a changed product as it was: ON CONFLICT updates the newest committed version,
+  // locked, and `products.*` in SET is that version, so prior_state carries its tracked values back
+  // (and stays NULL, costing nothing, when the run saw what was there).
+  const rows = await tx.query<Product & { inserted: boolean; prior_state: PriorState | null }>(
+    `INSERT INTO products (scrape_key, title, price, currency, description, source_url, list_price, availability, sku, gtin, brand, image_url, provenance,
+                           last_seen_at, last_run, source_key, missed_runs, gone_at)
+     SELECT i.*, now(), $14, $15, 0, NULL
+       FROM unnest($1::text[], $2::text[], $3::numeric[], $4::text[], $5::text[], $6::text[], $7::numeric[], $8::text[],
+                   $9::text[], $10::text[], $11::text[], $12::text[], $13::jsonb[])
+         AS i (scrape_key, title, price, currency, description, source_url, list_price, availability, sku, gtin, brand, image_url, provenance)
      ON CONFLICT (scrape_key) DO UPDATE SET
        title = EXCLUDED.title, price = EXCLUDED.price, currency = EXCLUDED.currency,
        description = EXCLUDED.description, source_url = EXCLUDED.source_url,
        list_price = EXCLUDED.list_price, availability = EXCLUDED.availability,
        sku = COALESCE(EXCLUDED.sku, products.sku), gtin = COALESCE(EXCLUDED.gtin, products.gtin),
        brand = COALESCE(EXCLUDED.brand, products.brand), image_url = COALESCE(EXCLUDED.image_url, products.image_url),
-       provenance = EXCLUDED.provenance, updated_at = now()
-     RETURNING ${PRODUCT_COLUMNS}, (xmax = 0) AS inserted`,
+       provenance = EXCLUDED.provenance, updated_at = now(),
+       last_seen_at = now(), last_run = EXCLUDED.last_run, source_key = COALESCE(EXCLUDED.source_key, products.source_key),
+       missed_runs = 0, gone_at = NULL,
+       prior_state = CASE
+         WHEN (products.price, products.currency, products.list_price, products.availability)
+              IS DISTINCT FROM (EXCLUDED.price, EXCLUDED.currency, EXCLUDED.list_price, EXCLUDED.availability)
+         THEN jsonb_build_array(products.price::float8, products.currency, products.list_price::float8, products.availability,
+                                COALESCE(products.last_seen_at, products.updated_at), products.last_run)
+       END
+     RETURNING ${PRODUCT_COLUMNS}, (xmax = 0) AS inserted, prior_state`,
     [
       items.map((i) => i.scrape_key),
       items.map((i) => i.title),
@@ -320,12 +411,22 @@ async function upsertBatch(tx: Queryable, items: readonly ScrapedProduct[]): Pro
       items.map((i) => i.brand ?? null),
       items.map((i) => i.image_url ?? null),
       items.map((i) => (i.provenance == null ? null : JSON.stringify(i.provenance))),
+      run?.id ?? null,
+      run?.source ?? null,
     ],
   );
   let created = 0;
-  const products = rows.map(({ inserted, ...product }) => {
-    if (inserted) created++;
-    return product;
-  });
-  return { products, created, updated: products.length - created };
+  const products: Product[] = [];
+  const sightings: Sighting[] = [];
+  for (const row of rows) {
+    if (row.inserted) created++;
+    products.push(toProduct(row));
+    // A product seen as it was needs nothing but the last_seen_at the upsert already moved.
+    const prior = row.prior_state;
+    if (!row.inserted && prior === null) continue;
+    const before: Sighting['before'] =
+      prior === null ? null : { price: prior[0], currency: prior[1], list_price: prior[2], availability: prior[3], last_seen_at: prior[4], last_run: prior[5] };
+    sightings.push({ product_id: row.id, source_url: row.source_url, before, seen: snapshotOf(row) });
+  }
+  return { products, created, updated: products.length - created, sightings };
 }

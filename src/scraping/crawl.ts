@@ -13,6 +13,8 @@ export interface CrawlResult {
   pages: CrawledPage[];
   /** Why the crawl stopped before max_pages when a later page failed (the first page's failure throws). */
   stopped: string | null;
+  /** The pagination was read to its end (the last page names no next one): every item the source lists was seen. */
+  complete: boolean;
 }
 
 export type PageLoader = (url: string, signal: AbortSignal) => Promise<FetchedPage>;
@@ -60,7 +62,7 @@ export async function crawl(startUrl: string, maxPages: number, load: PageLoader
     const first = await read(startUrl);
     const pages = [first];
     onPage?.(first);
-    if (maxPages === 1 || first.nextUrl === null) return { pages, stopped: null };
+    if (maxPages === 1 || first.nextUrl === null) return { pages, stopped: null, complete: first.nextUrl === null };
 
     let next: string | null = first.nextUrl;
     const urls = Array.from({ length: maxPages - 1 }, (_, i) => numberedPageUrl(next!, i + 2));
@@ -75,7 +77,7 @@ export async function crawl(startUrl: string, maxPages: number, load: PageLoader
       );
       for (let i = 0; i < pending.length && next !== null && sameUrl(next, urls[i]!); i++) {
         const result = await pending[i]!;
-        if ('error' in result) return { pages, stopped: `page ${i + 2} failed: ${(result.error as Error).message}` };
+        if ('error' in result) return { pages, stopped: `page ${i + 2} failed: ${(result.error as Error).message}`, complete: false };
         pages.push(result.page);
         onPage?.(result.page);
         next = result.page.nextUrl;
@@ -92,10 +94,10 @@ export async function crawl(startUrl: string, maxPages: number, load: PageLoader
         onPage?.(page);
         next = page.nextUrl;
       } catch (error) {
-        return { pages, stopped: `page ${pages.length + 1} failed: ${(error as Error).message}` };
+        return { pages, stopped: `page ${pages.length + 1} failed: ${(error as Error).message}`, complete: false };
       }
     }
-    return { pages, stopped: null };
+    return { pages, stopped: null, complete: next === null || seen.has(next) };
   } finally {
     outer?.removeEventListener('abort', abort);
     controller.abort(); // speculative requests past the last page are not needed

@@ -7,6 +7,7 @@ import type { ScrapeLog } from '../scrape-logs/log-schema.js';
 import type { LogStore } from '../scrape-logs/log-store.js';
 import { assertAllowedUrl, describeTarget, type TargetVerdict } from './address-guard.js';
 import { crawl, type CrawledPage, type CrawlResult } from './crawl.js';
+import { canonicalUrl } from './url-key.js';
 import { createHostLimiter } from './host-limiter.js';
 import type { ExtractedItem, Selectors } from './extract/types.js';
 import type { ScrapeExplanation, ScrapeMode, ScrapeRequest, ScrapeResult } from './scrape-schema.js';
@@ -192,7 +193,12 @@ export function createScraper(deps: ScrapeDeps): Scraper {
       const crawled = await crawlPages(request, undefined, options);
       pages = crawled.pages;
       const items = pages.flatMap((page) => page.items.map((item) => toScrapedProduct(item, page)));
-      const stored = await deps.products.upsertScraped(items);
+      // A run that read its source's pagination to the end also says which products the source no
+      // longer lists; one cut short (max_pages, a failed page) saw only part of it.
+      const stored = await deps.products.upsertScraped(items, {
+        run: { id: logId, source: canonicalUrl(sourceUrl) ?? sourceUrl, kind: 'scrape' },
+        complete: crawled.complete,
+      });
       const log = await writeLog({
         status: 'succeeded',
         count: stored.products.length,

@@ -16,9 +16,9 @@ const config = loadConfig();
 const log = pino({ name: 'worker', level: config.logLevel });
 
 try {
-  const stores = await openStores(config, { onPoolError: (err) => log.warn({ err }, 'database connection lost') });
+  const stores = await openStores(config, { onPoolError: (err) => log.warn({ err }, 'database connection lost'), logger: log });
   const scraping = createScraping(config, stores, log);
-  const jobSystem = createJobSystem({ db: stores.db, config, products: stores.products, logs: stores.logs, ...scraping, logger: log });
+  const jobSystem = createJobSystem({ db: stores.db, queue: stores.queue, tracking: stores.tracking, config, products: stores.products, logs: stores.logs, ...scraping, logger: log });
   const preparation = prepareInBackground(
     [
       { name: 'the database schema', run: () => prepareStores(stores) },

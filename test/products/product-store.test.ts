@@ -107,7 +107,7 @@ for (const backend of backends()) {
       assert.deepEqual([second.created, second.updated], [0, 3], 'a key seen twice in one batch counts once');
       assert.deepEqual(second.products.map((p) => p.id).sort(), first.products.map((p) => p.id).sort());
       assert.equal((await store.get(first.products[1]!.id))?.price, 9.5);
-      assert.deepEqual(await store.upsertScraped([]), { products: [], created: 0, updated: 0 });
+      assert.deepEqual(await store.upsertScraped([]), { products: [], created: 0, updated: 0, events: [] });
     });
 
     test('a failing batch stores nothing (one transaction)', async () => {
@@ -154,7 +154,7 @@ for (const backend of backends()) {
       await agree('a rolled-back insert');
       await db.query('DELETE FROM products WHERE price > 100000');
       await agree('a bulk delete');
-      await db.query('TRUNCATE products');
+      await db.query('TRUNCATE products CASCADE');
       await agree('truncation');
     });
 

@@ -1,0 +1,202 @@
+// /products/{id}/history, /events and /events/stream: what changed, when, as JSON, CSV, NDJSON or a live stream.
+import { EventEmitter, once } from 'node:events';
+import { Type } from 'typebox';
+import type { App } from '../http/base-app.js';
+import { exportFormat, sendExport } from '../http/formats.js';
+import { problemResponses } from '../http/schemas.js';
+import { sendEvents, type ServerEvent } from '../http/sse.js';
+import { NotFound } from '../problems.js';
+import { ProductId } from '../products/product-schema.js';
+import { canonicalUrl } from '../scraping/url-key.js';
+import type { ChangeRecorder } from './change-recorder.js';
+import { Event, EVENT_CSV_COLUMNS, EventListQuery, EventStreamQuery, History, HISTORY_CSV_COLUMNS, HistoryQuery } from './tracking-schema.js';
+import type { EventQuery, StoredEvent, Tracker } from './tracking-store.js';
+
+export interface TrackingRoutesDeps {
+  tracker: Tracker;
+  recorder: Pick<ChangeRecorder, 'onPublished'>;
+  /** How often live streams look for events other processes wrote. */
+  pollMs?: number;
+}
+
+const DEFAULT_PAGE = 100;
+/** Rows per read when an export or a live stream catches up. */
+const BATCH = 1000;
+
+/** What one filter of the query string selects, as the store reads it. */
+function eventFilter(query: { type?: string; product_id?: number; source?: string }): Omit<EventQuery, 'limit' | 'after' | 'since'> {
+  return {
+    ...(query.type === undefined ? {} : { type: query.type.split(',') }),
+    ...(query.product_id === undefined ? {} : { product_id: query.product_id }),
+    // Runs name their source in canonical form, so `…/shop/` and `…/shop` are one source.
+    ...(query.source === undefined ? {} : { source: canonicalUrl(query.source) ?? query.source }),
+  };
+}
+
+/**
+ * Wakes live streams when there may be new events: at once for writes of this process, and within
+ * `pollMs` for writes of other processes (workers), found by one shared look at the newest id, made
+ * only while some stream listens.
+ */
+function eventTail(tracker: Tracker, recorder: Pick<ChangeRecorder, 'onPublished'>, pollMs: number) {
+  const emitter = new EventEmitter();
+  emitter.setMaxListeners(0);
+  let newest = -1;
+  let timer: NodeJS.Timeout | undefined;
+  const poll = async () => {
+    try {
+      const id = await tracker.lastEventId();
+      if (id !== newest) {
+        newest = id;
+        emitter.emit('more');
+      }
+    } catch {
+      // The database is away for a moment; the next look tries again.
+    }
+  };
+  recorder.onPublished(() => emitter.emit('more'));
+  return {
+    /** Resolves at the next sign of new events, or when `signal` aborts. */
+    async next(signal: AbortSignal): Promise<void> {
+      if (timer === undefined) {
+        timer = setInterval(() => {
+          if (emitter.listenerCount('more') === 0) {
+            clearInterval(timer);
+            timer = undefined;
+            return;
+          }
+          void poll();
+        }, pollMs);
+        timer.unref();
+      }
+      await once(emitter, 'more', { signal }).catch(() => undefined);
+    },
+  };
+}
+
+export function trackingRoutes(app: App, deps: TrackingRoutesDeps): void {
+  const { tracker } = deps;
+  const tail = eventTail(tracker, deps.recorder, deps.pollMs ?? 500);
+
+  app.get(
+    '/products/:id/history',
+    {
+      schema: {
+        tags: ['tracking'],
+        summary: 'Price and stock history of a product',
+        description:
+          'One point per distinct state (price, currency, list price, availability), oldest first, with when and by which run ' +
+          'it was first and last seen: a run that sees the same values only moves the last sighting. `from`/`to` select the ' +
+          'states that overlap the range; the summary covers the whole range. `Accept: text/csv` answers the points as CSV.',
+        params: ProductId,
+        querystring: HistoryQuery,
+        produces: ['application/json', 'text/csv'],
+        response: { 200: History, ...problemResponses(404, 422, 503) },
+      },
+    },
+    async (request, reply) => {
+      const { id } = request.params;
+      const { from, to, limit, offset } = request.query;
+      const range = { ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }) };
+      const format = exportFormat(request);
+      const page = await tracker.history(id, { ...range, limit: format === 'json' ? limit : BATCH, offset });
+      if (page === undefined) throw new NotFound(`Product ${id} does not exist.`);
+      reply.header('x-total-count', page.total);
+      if (format === 'json') return { product_id: id, summary: page.summary, points: page.points };
+      // An export carries every point of the range, read a batch at a time.
+      async function* batches() {
+        yield page!.points;
+        for (let at = offset + BATCH; at < page!.total; at += BATCH) yield (await tracker.history(id, { ...range, limit: BATCH, offset: at }))?.points ?? [];
+      }
+      return sendExport(reply, format, HISTORY_CSV_COLUMNS, batches(), `product-${id}-history`);
+    },
+  );
+
+  app.get(
+    '/events',
+    {
+      schema: {
+        tags: ['tracking'],
+        summary: 'Change events, oldest first, paged by cursor',
+        description:
+          'product.created, price.changed, availability.changed and product.gone, each written in the same transaction as ' +
+          'the product change it describes. Page with `after` (the last id you have): `Link: rel="next"` gives the next page ' +
+          'while a page is full. Ids only grow, in commit order, so a consumer that remembers its last id misses nothing. ' +
+          '`Accept: text/csv` or `application/x-ndjson` streams every match (up to `limit` when given).',
+        querystring: EventListQuery,
+        produces: ['application/json', 'text/csv', 'application/x-ndjson'],
+        response: { 200: Type.Array(Event), ...problemResponses(422, 503) },
+      },
+    },
+    async (request, reply) => {
+      const query = request.query;
+      const base = {
+        ...eventFilter(query),
+        ...(query.since === undefined ? {} : { since: query.since }),
+        ...(query.after === undefined ? {} : { after: query.after }),
+      };
+      const format = exportFormat(request);
+      if (format !== 'json') {
+        const cap = query.limit ?? Number.POSITIVE_INFINITY;
+        async function* batches(): AsyncGenerator<StoredEvent[]> {
+          let after = base.after;
+          for (let sent = 0; sent < cap; ) {
+            const rows = await tracker.events({ ...base, ...(after === undefined ? {} : { after }), limit: Math.min(BATCH, cap - sent) });
+            if (rows.length > 0) yield rows;
+            sent += rows.length;
+            if (rows.length < BATCH) return;
+            after = rows[rows.length - 1]!.id;
+          }
+        }
+        return sendExport(reply, format, EVENT_CSV_COLUMNS, batches(), 'events');
+      }
+      const limit = query.limit ?? DEFAULT_PAGE;
+      const rows = await tracker.events({ ...base, limit });
+      const last = rows[rows.length - 1];
+      if (rows.length === limit && last !== undefined) {
+        const queryAt = request.url.indexOf('?');
+        const params = new URLSearchParams(queryAt === -1 ? '' : request.url.slice(queryAt + 1));
+        params.set('after', String(last.id));
+        params.set('limit', String(limit));
+        reply.header('link', `</events?${params.toString()}>; rel="next"`);
+      }
+      return rows;
+    },
+  );
+
+  app.get(
+    '/events/stream',
+    {
+      schema: {
+        tags: ['tracking'],
+        summary: 'Change events live, as Server-Sent Events, resumable',
+        description:
+          'Each event is sent with its id and its type as the SSE event name (`event: price.changed`). A client that ' +
+          'reconnects sends `Last-Event-ID` (EventSource does so by itself) and gets every event after it, in order, before ' +
+          'the live ones; `after` does the same for the first connection. Without either the stream starts with the next ' +
+          'new event. Filters as for `GET /events`.',
+        querystring: EventStreamQuery,
+        headers: Type.Object({ 'last-event-id': Type.Optional(Type.String({ pattern: '^[0-9]{1,15}$', description: 'The last event id received' })) }),
+        produces: ['text/event-stream'],
+        response: { 200: { description: 'text/event-stream; one SSE event per change event', type: 'string' }, ...problemResponses(422, 503) },
+      },
+    },
+    async (request, reply) => {
+      const lastEventId = request.headers['last-event-id'];
+      let cursor = lastEventId !== undefined ? Number(lastEventId) : (request.query.after ?? (await tracker.lastEventId()));
+      const filter = eventFilter(request.query);
+      await sendEvents(request, reply, async function* (signal): AsyncGenerator<ServerEvent> {
+        while (!signal.aborted) {
+          // Armed before the read, so an event written while it runs still wakes the next round.
+          const round = new AbortController();
+          const woken = tail.next(AbortSignal.any([signal, round.signal]));
+          const rows = await tracker.events({ ...filter, after: cursor, limit: BATCH });
+          for (const event of rows) yield { event: event.type, id: String(event.id), data: event };
+          if (rows.length > 0) cursor = rows[rows.length - 1]!.id;
+          if (rows.length < BATCH) await woken;
+          else round.abort();
+        }
+      });
+    },
+  );
+}

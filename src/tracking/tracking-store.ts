@@ -1,0 +1,238 @@
+// Price history and change events in the relational database: written with the products they describe, read by the API.
+import type { Database, Queryable } from '../db/database.js';
+import { detectChanges, isChange, type Snapshot } from './change-detection.js';
+
+/** One product as a run (or an API write) saw it, with what it was before. */
+export interface Sighting {
+  product_id: number;
+  source_url: string | null;
+  /** Null for a product the write created. */
+  before: (Snapshot & { last_seen_at: string | null; last_run: string | null }) | null;
+  seen: Snapshot;
+}
+
+/** Who saw it: a scrape run (its log id), a crawl (its job id), or the API. */
+export interface RunRef {
+  id: string | null;
+  /** The canonical URL the run started from; a product's source for "gone" detection. */
+  source: string | null;
+  kind: 'scrape' | 'api';
+}
+
+export interface StoredEvent {
+  id: number;
+  type: string;
+  product_id: number | null;
+  source: string | null;
+  run_id: string | null;
+  data: Record<string, unknown>;
+  created_at: string;
+}
+
+export interface HistoryPoint {
+  price: number | null;
+  currency: string | null;
+  list_price: number | null;
+  availability: string | null;
+  first_seen_at: string;
+  last_seen_at: string;
+  first_run: string | null;
+  last_run: string | null;
+  source: 'scrape' | 'api';
+}
+
+export interface HistorySummary {
+  points: number;
+  lowest: number | null;
+  highest: number | null;
+  first_seen_at: string | null;
+  last_change_at: string | null;
+}
+
+export interface EventQuery {
+  type?: string[];
+  product_id?: number;
+  source?: string;
+  since?: string;
+  /** Events after this id (the cursor). */
+  after?: number;
+  limit: number;
+}
+
+/** An event not yet written. */
+export type PendingEvent = Pick<StoredEvent, 'type' | 'product_id' | 'source' | 'run_id' | 'data'>;
+
+export interface Tracker {
+  /**
+   * Records what `sightings` show, inside `tx`: a new observation where a value changed (the
+   * previous one closed with its last sighting), nothing new where none did. Answers the events
+   * the differences make, for `append`.
+   */
+  observe(sightings: readonly Sighting[], run: RunRef, tx: Queryable): Promise<PendingEvent[]>;
+  /**
+   * After a successful run of `run.source`: each product of that source this run did not see has
+   * missed one more run; at `goneAfterRuns` it is gone (one product.gone event, answered for `append`).
+   */
+  missed(run: RunRef, tx: Queryable): Promise<PendingEvent[]>;
+  /**
+   * Writes events inside `tx`, last in it: ids are handed out in commit order (see EVENT_ORDER_LOCK),
+   * so a consumer reading past id N never later finds an event below N.
+   */
+  append(events: readonly PendingEvent[], tx: Queryable): Promise<StoredEvent[]>;
+  /** A product's states, oldest first, and their summary; undefined when the product does not exist. */
+  history(
+    productId: number,
+    query: { from?: string; to?: string; limit: number; offset: number },
+  ): Promise<{ points: HistoryPoint[]; total: number; summary: HistorySummary } | undefined>;
+  events(query: EventQuery): Promise<StoredEvent[]>;
+  /** The newest event id, where a live stream without a cursor starts. */
+  lastEventId(): Promise<number>;
+}
+
+const isoTime = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+const EVENT_COLUMNS = `id::float8 AS id, type, product_id, source, run_id, data, ${isoTime('created_at')} AS created_at`;
+
+/**
+ * Identity values are taken at insert, not at commit: two transactions may commit in the other order
+ * than their ids, and a reader between the commits would pass the later one's id and never see the
+ * earlier. A transaction-scoped advisory lock around the event insert makes the id order the commit
+ * order. It is taken after every row lock of the write (events are written last), so it cannot close
+ * a cycle with them; only the short tail of event-writing transactions is serialised.
+ */
+const EVENT_ORDER_LOCK = 7_301_015;
+
+export function createTracker(db: Database, options: { goneAfterRuns: number }): Tracker {
+  return {
+    async append(rows, tx) {
+    if (rows.length === 0) return [];
+    await tx.query('SELECT pg_advisory_xact_lock($1)', [EVENT_ORDER_LOCK]);
+    return tx.query<StoredEvent>(
+      `INSERT INTO events (type, product_id, source, run_id, data)
+       SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::jsonb[])
+       RETURNING ${EVENT_COLUMNS}`,
+      [rows.map((r) => r.type), rows.map((r) => r.product_id), rows.map((r) => r.source), rows.map((r) => r.run_id), rows.map((r) => JSON.stringify(r.data))],
+    );
+    },
+
+    async observe(sightings, run, tx) {
+      const changed = sightings.filter((s) => isChange(s.before, s.seen));
+      if (changed.length === 0) return [];
+      // Close each changed product's current state with its last sighting before this one.
+      const closing = changed.filter((s) => s.before !== null);
+      if (closing.length > 0) {
+        await tx.query(
+          `UPDATE price_observations o SET last_seen_at = COALESCE(c.seen, o.first_seen_at), last_run = c.run
+             FROM unnest($1::int[], $2::timestamptz[], $3::text[]) AS c (product_id, seen, run)
+            WHERE o.product_id = c.product_id AND o.last_seen_at IS NULL`,
+          [closing.map((s) => s.product_id), closing.map((s) => s.before!.last_seen_at), closing.map((s) => s.before!.last_run)],
+        );
+      }
+      await tx.query(
+        `INSERT INTO price_observations (product_id, price, currency, list_price, availability, first_seen_at, first_run, source)
+         SELECT o.product_id, o.price, o.currency, o.list_price, o.availability, now(), $6, $7
+           FROM unnest($1::int[], $2::numeric[], $3::text[], $4::numeric[], $5::text[]) AS o (product_id, price, currency, list_price, availability)`,
+        [
+          changed.map((s) => s.product_id),
+          changed.map((s) => (s.seen.price === null ? null : String(s.seen.price))),
+          changed.map((s) => s.seen.currency),
+          changed.map((s) => (s.seen.list_price === null ? null : String(s.seen.list_price))),
+          changed.map((s) => s.seen.availability),
+          run.id,
+          run.kind,
+        ],
+      );
+      return changed.flatMap((s) =>
+        detectChanges(s.before, s.seen).map((event) => ({
+          type: event.type,
+          product_id: s.product_id,
+          source: run.source ?? s.source_url,
+          run_id: run.id,
+          data: { ...event.data, via: run.kind },
+        })),
+      );
+    },
+
+    async missed(run, tx) {
+      if (run.source === null || run.id === null) return [];
+      // gone_at IS NULL before, so `gone` in the answer means it went now: one event per disappearance.
+      const missed = await tx.query<{ id: number; source_url: string | null; missed_runs: number; gone: boolean }>(
+        `UPDATE products SET missed_runs = missed_runs + 1,
+                gone_at = CASE WHEN missed_runs + 1 >= $3 THEN now() ELSE gone_at END
+          WHERE source_key = $1 AND last_run IS DISTINCT FROM $2 AND gone_at IS NULL
+          RETURNING id, source_url, missed_runs, gone_at IS NOT NULL AS gone`,
+        [run.source, run.id, options.goneAfterRuns],
+      );
+      return missed
+        .filter((p) => p.gone)
+        .map((p) => ({ type: 'product.gone', product_id: p.id, source: run.source, run_id: run.id, data: { missed_runs: p.missed_runs, source_url: p.source_url } }));
+    },
+
+    async history(productId, query) {
+      const conditions = ['o.product_id = $1'];
+      const params: unknown[] = [productId];
+      if (query.from !== undefined) {
+        params.push(query.from);
+        // The current state (last_seen_at NULL) lasts until now.
+        conditions.push(`COALESCE(o.last_seen_at, 'infinity') >= $${params.length}::timestamptz`);
+      }
+      if (query.to !== undefined) {
+        params.push(query.to);
+        conditions.push(`o.first_seen_at <= $${params.length}::timestamptz`);
+      }
+      const where = conditions.join(' AND ');
+      // Independent reads, sent together: the page, and the summary with the product's own last sighting.
+      const [rows, [head]] = await Promise.all([
+        db.query<Omit<HistoryPoint, 'last_seen_at'> & { last_seen_at: string | null }>(
+          `SELECT o.price::float8 AS price, o.currency, o.list_price::float8 AS list_price, o.availability,
+                  ${isoTime('o.first_seen_at')} AS first_seen_at, ${isoTime('o.last_seen_at')} AS last_seen_at,
+                  o.first_run, o.last_run, o.source
+             FROM price_observations o
+            WHERE ${where} ORDER BY o.first_seen_at ASC, o.id ASC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+          [...params, query.limit, query.offset],
+        ),
+        db.query<HistorySummary & { total: number; product_seen_at: string | null; product_run: string | null }>(
+          `SELECT s.*, ${isoTime('p.last_seen_at')} AS product_seen_at, p.last_run AS product_run
+             FROM products p,
+                  LATERAL (SELECT count(*)::int AS total, count(*)::int AS points, min(o.price)::float8 AS lowest, max(o.price)::float8 AS highest,
+                                  ${isoTime('min(o.first_seen_at)')} AS first_seen_at,
+                                  ${isoTime('CASE WHEN count(*) > 1 THEN max(o.first_seen_at) END')} AS last_change_at
+                             FROM price_observations o WHERE ${where}) s
+            WHERE p.id = $1`,
+          params,
+        ),
+      ]);
+      if (head === undefined) return undefined;
+      const { total, product_seen_at: seenAt, product_run: run, ...summary } = head;
+      // The current state (last_seen_at NULL in the table) was last seen when the product was; a
+      // hand-made product's, when it began.
+      const points = rows.map((point): HistoryPoint =>
+        point.last_seen_at === null ? { ...point, last_seen_at: seenAt ?? point.first_seen_at, last_run: run } : (point as HistoryPoint),
+      );
+      return { points, total, summary };
+    },
+
+    events(query) {
+      const conditions: string[] = [];
+      const params: unknown[] = [];
+      const add = (sql: (p: string) => string, value: unknown) => {
+        params.push(value);
+        conditions.push(sql(`$${params.length}`));
+      };
+      if (query.after !== undefined) add((p) => `id > ${p}`, query.after);
+      if (query.type !== undefined && query.type.length > 0) add((p) => `type = ANY (${p}::text[])`, query.type);
+      if (query.product_id !== undefined) add((p) => `product_id = ${p}`, query.product_id);
+      if (query.source !== undefined) add((p) => `source = ${p}`, query.source);
+      if (query.since !== undefined) add((p) => `created_at >= ${p}::timestamptz`, query.since);
+      params.push(query.limit);
+      return db.query<StoredEvent>(
+        `SELECT ${EVENT_COLUMNS} FROM events ${conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`} ORDER BY events.id ASC LIMIT $${params.length}`,
+        params,
+      );
+    },
+
+    async lastEventId() {
+      const [row] = await db.query<{ id: number | null }>('SELECT max(id)::float8 AS id FROM events');
+      return row?.id ?? 0;
+    },
+  };
+}

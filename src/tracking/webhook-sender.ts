@@ -1,0 +1,119 @@
+// Delivers one event to one webhook (Standard Webhooks: signed with the library), records the attempt, schedules the next or gives up.
+import { randomUUID } from 'node:crypto';
+import { Webhook as Signer } from 'standardwebhooks';
+import { request, type Dispatcher } from 'undici';
+import type { Database } from '../db/database.js';
+import type { JobQueue, QueuedDelivery } from '../jobs/job-queue.js';
+import { assertAllowedUrl, createGuardedAgent } from '../scraping/address-guard.js';
+import type { StoredEvent } from './tracking-store.js';
+import type { WebhookStore } from './webhook-store.js';
+
+export interface WebhookSenderDeps {
+  db: Database;
+  webhooks: WebhookStore;
+  queue: Pick<JobQueue, 'enqueueDeliveries'>;
+  /** Delays before each retry after the first, immediate attempt (config: WEBHOOK_RETRY_DELAYS_MS). */
+  retryDelaysMs: readonly number[];
+  /** Webhook targets pass the same address guard as scrape URLs. */
+  allowPrivateNetworks: boolean;
+  userAgent: string;
+  timeoutMs?: number;
+  logger?: { warn(details: object, message: string): void };
+}
+
+export interface WebhookSender {
+  deliver(delivery: QueuedDelivery): Promise<void>;
+  close(): Promise<void>;
+}
+
+interface EventWithProduct extends StoredEvent {
+  product: { id: number; title: string; price: number | null; currency: string | null; availability: string | null; source_url: string | null } | null;
+}
+
+export function createWebhookSender(deps: WebhookSenderDeps): WebhookSender {
+  const agent: Dispatcher = createGuardedAgent({ allowPrivate: deps.allowPrivateNetworks, connectTimeoutMs: deps.timeoutMs ?? 10_000 });
+  const timeoutMs = deps.timeoutMs ?? 10_000;
+
+  const loadEvent = async (id: number): Promise<EventWithProduct | undefined> => {
+    const [row] = await deps.db.query<EventWithProduct>(
+      `SELECT e.id::float8 AS id, e.type, e.product_id, e.source, e.run_id, e.data,
+              to_char(e.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at,
+              CASE WHEN p.id IS NULL THEN NULL ELSE json_build_object('id', p.id, 'title', p.title, 'price', p.price::float8, 'currency', p.currency,
+                     'availability', p.availability, 'source_url', p.source_url) END AS product
+         FROM events e LEFT JOIN products p ON p.id = e.product_id WHERE e.id = $1`,
+      [id],
+    );
+    return row;
+  };
+
+  /** One POST; the answer's status, or why there was none. Never throws. */
+  const post = async (url: string, body: string, headers: Record<string, string>): Promise<{ status: number | null; error: string | null }> => {
+    try {
+      assertAllowedUrl(url, deps.allowPrivateNetworks);
+      const response = await request(url, {
+        method: 'POST',
+        body,
+        headers,
+        dispatcher: agent,
+        signal: AbortSignal.timeout(timeoutMs),
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      });
+      await response.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
+      return response.statusCode >= 200 && response.statusCode < 300
+        ? { status: response.statusCode, error: null }
+        : { status: response.statusCode, error: `the endpoint answered HTTP ${response.statusCode}` };
+    } catch (error) {
+      const name = (error as { name?: string }).name;
+      return { status: null, error: name === 'TimeoutError' || name === 'AbortError' ? `no answer within ${timeoutMs} ms` : (error as Error).message };
+    }
+  };
+
+  return {
+    async deliver(delivery) {
+      const webhook = await deps.webhooks.get(delivery.webhook_id);
+      if (webhook === undefined || !webhook.enabled) return;
+      const event = await loadEvent(delivery.event_id);
+      if (event === undefined) return;
+      const { product, data, ...meta } = event;
+      const payload = JSON.stringify({ type: event.type, timestamp: event.created_at, data: { event_id: meta.id, product_id: meta.product_id, source: meta.source, run_id: meta.run_id, ...data, product } });
+      // The id stays the same for every attempt and redelivery of one event: receivers deduplicate on it.
+      const messageId = `evt_${event.id}`;
+      const sentAt = new Date();
+      const headers = {
+        'content-type': 'application/json',
+        'user-agent': deps.userAgent,
+        'webhook-id': messageId,
+        'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
+        'webhook-signature': new Signer(webhook.secret).sign(messageId, sentAt, payload),
+      };
+      const started = performance.now();
+      const outcome = await post(webhook.url, payload, headers);
+      const durationMs = Math.round((performance.now() - started) * 10) / 10;
+      const failed = outcome.error !== null;
+      const nextDelay = failed ? deps.retryDelaysMs[delivery.attempt - 1] : undefined;
+      await deps.webhooks.recordDelivery({
+        id: randomUUID(),
+        webhook_id: webhook.id,
+        event_id: event.id,
+        attempt: delivery.attempt,
+        status: failed ? 'failed' : 'succeeded',
+        response_status: outcome.status,
+        error: outcome.error,
+        duration_ms: durationMs,
+        next_attempt_at: nextDelay === undefined ? null : new Date(Date.now() + nextDelay).toISOString(),
+      });
+      if (!failed) return;
+      if (nextDelay !== undefined) {
+        await deps.queue.enqueueDeliveries([{ ...delivery, attempt: delivery.attempt + 1 }], { delayMs: nextDelay });
+        return;
+      }
+      const reason = `Event ${event.id} (${event.type}) could not be delivered in ${delivery.attempt} attempts; the last one: ${outcome.error}.`;
+      await deps.webhooks.disable(webhook.id, reason);
+      deps.logger?.warn({ webhook: webhook.id, url: webhook.url }, `webhook disabled: ${reason}`);
+    },
+    async close() {
+      await agent.close();
+    },
+  };
+}

@@ -1,0 +1,152 @@
+// Webhook subscriptions and the record of every delivery attempt, in the relational database.
+import type { Database, Queryable } from '../db/database.js';
+
+export interface WebhookFilter {
+  /** Only events of these products. */
+  product_ids?: number[];
+  /** Only events of this source (the URL a scrape or crawl started from). */
+  source?: string;
+}
+
+export interface Webhook {
+  id: string;
+  url: string;
+  events: string[];
+  filter: WebhookFilter | null;
+  enabled: boolean;
+  disabled_reason: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WebhookWithSecret extends Webhook {
+  secret: string;
+}
+
+export interface Delivery {
+  id: string;
+  webhook_id: string;
+  event_id: number;
+  attempt: number;
+  status: 'succeeded' | 'failed';
+  response_status: number | null;
+  error: string | null;
+  duration_ms: number | null;
+  next_attempt_at: string | null;
+  created_at: string;
+}
+
+export interface WebhookStore {
+  create(id: string, fields: { url: string; events: string[]; secret: string; filter: WebhookFilter | null }): Promise<Webhook>;
+  get(id: string): Promise<WebhookWithSecret | undefined>;
+  list(query: { limit: number; offset: number }): Promise<{ items: Webhook[]; total: number }>;
+  update(id: string, fields: { url?: string; events?: string[]; secret?: string; filter?: WebhookFilter | null; enabled?: boolean }): Promise<Webhook | undefined>;
+  delete(id: string): Promise<boolean>;
+  /** Enabled webhooks listening for any of `types`, inside `tx` (the events' own transaction). */
+  listening(types: readonly string[], tx: Queryable): Promise<Array<Pick<Webhook, 'id' | 'events' | 'filter'>>>;
+  disable(id: string, reason: string): Promise<void>;
+  recordDelivery(delivery: Omit<Delivery, 'created_at'>): Promise<void>;
+  deliveries(webhookId: string, query: { limit: number; offset: number }): Promise<{ items: Delivery[]; total: number }>;
+  delivery(webhookId: string, deliveryId: string): Promise<Delivery | undefined>;
+}
+
+const isoTime = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+const COLUMNS = `id, url, events, filter, enabled, disabled_reason, ${isoTime('created_at')} AS created_at, ${isoTime('updated_at')} AS updated_at`;
+const DELIVERY_COLUMNS = `id, webhook_id, event_id::float8 AS event_id, attempt, status, response_status, error, duration_ms,
+  ${isoTime('next_attempt_at')} AS next_attempt_at, ${isoTime('created_at')} AS created_at`;
+
+/** node-postgres parses text[]; PGlite may hand back "{a,b}". */
+function textArray(value: string[] | string): string[] {
+  if (Array.isArray(value)) return value;
+  const inner = value.replace(/^\{|\}$/g, '');
+  return inner === '' ? [] : inner.split(',').map((v) => v.replace(/^"|"$/g, ''));
+}
+
+function toWebhook<T extends Webhook>(row: T): T {
+  return { ...row, events: textArray(row.events) };
+}
+
+export function createWebhookStore(db: Database): WebhookStore {
+  return {
+    async create(id, f) {
+      const rows = await db.query<Webhook>(
+        `INSERT INTO webhooks (id, url, events, secret, filter) VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`,
+        [id, f.url, f.events, f.secret, f.filter === null ? null : JSON.stringify(f.filter)],
+      );
+      return toWebhook(rows[0]!);
+    },
+
+    async get(id) {
+      const rows = await db.query<WebhookWithSecret>(`SELECT ${COLUMNS}, secret FROM webhooks WHERE id = $1`, [id]);
+      return rows[0] === undefined ? undefined : toWebhook(rows[0]);
+    },
+
+    async list(query) {
+      const rows = await db.query<Webhook & { total: number }>(
+        `SELECT ${COLUMNS}, count(*) OVER ()::int AS total FROM webhooks ORDER BY webhooks.created_at DESC, id DESC LIMIT $1 OFFSET $2`,
+        [query.limit, query.offset],
+      );
+      return { items: rows.map(({ total: _total, ...row }) => toWebhook(row)), total: rows[0]?.total ?? 0 };
+    },
+
+    async update(id, f) {
+      const sets: string[] = [];
+      const params: unknown[] = [id];
+      const set = (column: string, value: unknown) => {
+        params.push(value);
+        sets.push(`${column} = $${params.length}`);
+      };
+      if (f.url !== undefined) set('url', f.url);
+      if (f.events !== undefined) set('events', f.events);
+      if (f.secret !== undefined) set('secret', f.secret);
+      if (f.filter !== undefined) set('filter', f.filter === null ? null : JSON.stringify(f.filter));
+      if (f.enabled !== undefined) {
+        set('enabled', f.enabled);
+        if (f.enabled) sets.push('disabled_reason = NULL');
+      }
+      const rows = await db.query<Webhook>(
+        `UPDATE webhooks SET ${[...sets, 'updated_at = now()'].join(', ')} WHERE id = $1 RETURNING ${COLUMNS}`,
+        params,
+      );
+      return rows[0] === undefined ? undefined : toWebhook(rows[0]);
+    },
+
+    async delete(id) {
+      return (await db.query('DELETE FROM webhooks WHERE id = $1 RETURNING id', [id])).length > 0;
+    },
+
+    async listening(types, tx) {
+      const rows = await tx.query<Pick<Webhook, 'id' | 'events' | 'filter'>>(
+        `SELECT id, events, filter FROM webhooks WHERE enabled AND (events && $1::text[] OR '*' = ANY (events))`,
+        [types],
+      );
+      return rows.map((row) => ({ ...row, events: textArray(row.events) }));
+    },
+
+    async disable(id, reason) {
+      await db.query('UPDATE webhooks SET enabled = false, disabled_reason = $2, updated_at = now() WHERE id = $1', [id, reason]);
+    },
+
+    async recordDelivery(d) {
+      await db.query(
+        `INSERT INTO webhook_deliveries (id, webhook_id, event_id, attempt, status, response_status, error, duration_ms, next_attempt_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+        [d.id, d.webhook_id, d.event_id, d.attempt, d.status, d.response_status, d.error, d.duration_ms, d.next_attempt_at],
+      );
+    },
+
+    async deliveries(webhookId, query) {
+      const rows = await db.query<Delivery & { total: number }>(
+        `SELECT ${DELIVERY_COLUMNS}, count(*) OVER ()::int AS total FROM webhook_deliveries WHERE webhook_id = $1
+         ORDER BY webhook_deliveries.created_at DESC, id DESC LIMIT $2 OFFSET $3`,
+        [webhookId, query.limit, query.offset],
+      );
+      return { items: rows.map(({ total: _total, ...row }) => row), total: rows[0]?.total ?? 0 };
+    },
+
+    async delivery(webhookId, deliveryId) {
+      const rows = await db.query<Delivery>(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE webhook_id = $1 AND id = $2`, [webhookId, deliveryId]);
+      return rows[0];
+    },
+  };
+}
