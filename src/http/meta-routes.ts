@@ -37,11 +37,12 @@ export const Welcome = Type.Object({
   version: Type.String(),
   description: Type.String(),
   docs: Type.String({ examples: ['/docs'] }),
+  dashboard: Type.Optional(Type.String({ description: 'The dashboard in the browser', examples: ['/ui'] })),
   openapi: Type.String({ examples: ['/openapi.json'] }),
   endpoints: Type.Array(Type.Object({ method: Type.String(), path: Type.String(), summary: Type.String() })),
 });
 
-export function welcomeRoute(app: App, info: { name: string; version: string; description: string }, endpoints: Endpoint[]): void {
+export function welcomeRoute(app: App, info: { name: string; version: string; description: string; dashboard?: string }, endpoints: Endpoint[]): void {
   app.get(
     '/',
     { schema: { tags: ['meta'], summary: 'Welcome: links to the docs and the list of endpoints', response: { 200: Welcome } } },

@@ -23,6 +23,7 @@ import type { JobQueue } from '../jobs/job-queue.js';
 import { trackingRoutes } from '../tracking/tracking-routes.js';
 import type { Tracking } from '../tracking/tracking.js';
 import { webhookRoutes } from '../tracking/webhook-routes.js';
+import { uiRoutes } from '../ui/ui-routes.js';
 
 export interface MainDeps {
   config: Pick<
@@ -51,7 +52,7 @@ export interface MainDeps {
 }
 
 /** Routes that work before the database does: they say what is happening. */
-const ALWAYS_OPEN = /^\/(?:$|health$|docs|openapi\.json$|metrics$)/;
+const ALWAYS_OPEN = /^\/(?:$|health$|docs|openapi\.json$|metrics$|ui(?:$|\/))/;
 
 const NAME = 'data-aggregator';
 const DESCRIPTION =
@@ -100,7 +101,7 @@ export async function buildMainApp(deps: MainDeps): Promise<App> {
     });
   }
 
-  welcomeRoute(app, { name: NAME, version, description: DESCRIPTION }, endpoints);
+  welcomeRoute(app, { name: NAME, version, description: DESCRIPTION, dashboard: '/ui' }, endpoints);
 
   app.get(
     '/health',
@@ -138,6 +139,7 @@ export async function buildMainApp(deps: MainDeps): Promise<App> {
   jobRoutes(app, deps.jobSystem);
   logRoutes(app, deps.logs);
   postsRoutes(app, deps.posts);
+  await uiRoutes(app);
   return app;
 }
 

@@ -131,6 +131,10 @@ export const ProductListQuery = Type.Object(
     min_price: Type.Optional(Type.Number({ minimum: 0 })),
     max_price: Type.Optional(Type.Number({ minimum: 0 })),
     source_url: Type.Optional(Type.String({ maxLength: 2048, pattern: NO_NUL })),
+    currency: Type.Optional(Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code, exactly' })),
+    source: Type.Optional(
+      Type.String({ maxLength: 2048, pattern: NO_NUL, description: 'Products found by runs started from this URL (any spelling of it: compared in canonical form)' }),
+    ),
     availability: Type.Optional(Availability),
     changed_since: Type.Optional(
       Type.String({ format: 'date-time', description: 'Only products whose price, list price or availability changed at or after this time' }),

@@ -1,5 +1,6 @@
 // Products in the relational database: the same parameterised SQL for PostgreSQL and PGlite.
 import type { Database, Queryable } from '../db/database.js';
+import { canonicalUrl } from '../scraping/url-key.js';
 import type { ChangeRecorder } from '../tracking/change-recorder.js';
 import type { RunRef, Sighting, StoredEvent } from '../tracking/tracking-store.js';
 import type { Product, ProductCreate, ProductDetail, ProductListQuery, ProductUpdate, Provenance, Sort } from './product-schema.js';
@@ -124,6 +125,9 @@ function whereClause(query: ProductListQuery): { sql: string; params: unknown[] 
   if (query.min_price !== undefined) add((p) => `price >= ${p}`, query.min_price);
   if (query.max_price !== undefined) add((p) => `price <= ${p}`, query.max_price);
   if (query.source_url !== undefined) add((p) => `source_url = ${p}`, query.source_url);
+  if (query.currency !== undefined) add((p) => `currency = ${p}`, query.currency);
+  // The URL a scrape or crawl started from, in the canonical form runs store it in.
+  if (query.source !== undefined) add((p) => `source_key = ${p}`, canonicalUrl(query.source) ?? query.source);
   if (query.availability !== undefined) add((p) => `availability = ${p}`, query.availability);
   // Both start from the events since then (an index range), so a quiet catalogue costs nothing to ask.
   if (query.changed_since !== undefined) {

@@ -122,6 +122,7 @@ export function trackingRoutes(app: App, deps: TrackingRoutesDeps): void {
           'product.created, price.changed, availability.changed and product.gone, each written in the same transaction as ' +
           'the product change it describes. Page with `after` (the last id you have): `Link: rel="next"` gives the next page ' +
           'while a page is full. Ids only grow, in commit order, so a consumer that remembers its last id misses nothing. ' +
+          '`order=desc` reads newest first (a feed), paged with `before`. ' +
           '`Accept: text/csv` or `application/x-ndjson` streams every match (up to `limit` when given).',
         querystring: EventListQuery,
         produces: ['application/json', 'text/csv', 'application/x-ndjson'],
@@ -134,18 +135,21 @@ export function trackingRoutes(app: App, deps: TrackingRoutesDeps): void {
         ...eventFilter(query),
         ...(query.since === undefined ? {} : { since: query.since }),
         ...(query.after === undefined ? {} : { after: query.after }),
-      };
+        ...(query.before === undefined ? {} : { before: query.before }),
+        order: query.order ?? 'asc',
+      } as const;
       const format = exportFormat(request);
       if (format !== 'json') {
         const cap = query.limit ?? Number.POSITIVE_INFINITY;
         async function* batches(): AsyncGenerator<StoredEvent[]> {
-          let after = base.after;
+          let cursor: Partial<Pick<EventQuery, 'after' | 'before'>> = {};
           for (let sent = 0; sent < cap; ) {
-            const rows = await tracker.events({ ...base, ...(after === undefined ? {} : { after }), limit: Math.min(BATCH, cap - sent) });
+            const rows = await tracker.events({ ...base, ...cursor, limit: Math.min(BATCH, cap - sent) });
             if (rows.length > 0) yield rows;
             sent += rows.length;
             if (rows.length < BATCH) return;
-            after = rows[rows.length - 1]!.id;
+            const last = rows[rows.length - 1]!.id;
+            cursor = base.order === 'desc' ? { before: last } : { after: last };
           }
         }
         return sendExport(reply, format, EVENT_CSV_COLUMNS, batches(), 'events');
@@ -156,7 +160,7 @@ export function trackingRoutes(app: App, deps: TrackingRoutesDeps): void {
       if (rows.length === limit && last !== undefined) {
         const queryAt = request.url.indexOf('?');
         const params = new URLSearchParams(queryAt === -1 ? '' : request.url.slice(queryAt + 1));
-        params.set('after', String(last.id));
+        params.set(base.order === 'desc' ? 'before' : 'after', String(last.id));
         params.set('limit', String(limit));
         reply.header('link', `</events?${params.toString()}>; rel="next"`);
       }

@@ -88,6 +88,10 @@ export const EventListQuery = Type.Object(
   {
     ...EventFilters,
     after: Type.Optional(Type.Integer({ minimum: 0, description: 'Events after this id (the cursor: the last id you have)' })),
+    before: Type.Optional(Type.Integer({ minimum: 1, description: 'Events before this id (the cursor when reading newest first)' })),
+    order: Type.Optional(
+      Type.Unsafe<'asc' | 'desc'>({ type: 'string', enum: ['asc', 'desc'], default: 'asc', description: 'asc: oldest first (consumers); desc: newest first (a feed)' }),
+    ),
     since: Type.Optional(Type.String({ format: 'date-time', description: 'Events at or after this time' })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'Page size (default 100); an export without it streams every match' })),
   },

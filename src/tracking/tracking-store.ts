@@ -56,6 +56,10 @@ export interface EventQuery {
   since?: string;
   /** Events after this id (the cursor). */
   after?: number;
+  /** Events before this id (the cursor when reading newest first). */
+  before?: number;
+  /** Oldest first (consumers), or newest first (a feed showing the latest). */
+  order?: 'asc' | 'desc';
   limit: number;
 }
 
@@ -121,7 +125,10 @@ export function createTracker(db: Database, options: { goneAfterRuns: number }):
       const closing = changed.filter((s) => s.before !== null);
       if (closing.length > 0) {
         await tx.query(
-          `UPDATE price_observations o SET last_seen_at = COALESCE(c.seen, o.first_seen_at), last_run = c.run
+          // Its last sighting, or its own start when nothing saw it since (a value set through the API).
+          `UPDATE price_observations o
+              SET last_seen_at = GREATEST(c.seen, o.first_seen_at),
+                  last_run = CASE WHEN c.seen >= o.first_seen_at THEN c.run ELSE o.first_run END
              FROM unnest($1::int[], $2::timestamptz[], $3::text[]) AS c (product_id, seen, run)
             WHERE o.product_id = c.product_id AND o.last_seen_at IS NULL`,
           [closing.map((s) => s.product_id), closing.map((s) => s.before!.last_seen_at), closing.map((s) => s.before!.last_run)],
@@ -205,9 +212,12 @@ export function createTracker(db: Database, options: { goneAfterRuns: number }):
       const { total, product_seen_at: seenAt, product_run: run, ...summary } = head;
       // The current state (last_seen_at NULL in the table) was last seen when the product was; a
       // hand-made product's, when it began.
-      const points = rows.map((point): HistoryPoint =>
-        point.last_seen_at === null ? { ...point, last_seen_at: seenAt ?? point.first_seen_at, last_run: run } : (point as HistoryPoint),
-      );
+      // (A state set through the API after the last scrape began after that sighting: it was last seen when it began.)
+      const points = rows.map((point): HistoryPoint => {
+        if (point.last_seen_at !== null) return point as HistoryPoint;
+        const seen = seenAt !== null && seenAt > point.first_seen_at;
+        return { ...point, last_seen_at: seen ? seenAt : point.first_seen_at, last_run: seen ? run : point.first_run };
+      });
       return { points, total, summary };
     },
 
@@ -219,13 +229,14 @@ export function createTracker(db: Database, options: { goneAfterRuns: number }):
         conditions.push(sql(`$${params.length}`));
       };
       if (query.after !== undefined) add((p) => `id > ${p}`, query.after);
+      if (query.before !== undefined) add((p) => `id < ${p}`, query.before);
       if (query.type !== undefined && query.type.length > 0) add((p) => `type = ANY (${p}::text[])`, query.type);
       if (query.product_id !== undefined) add((p) => `product_id = ${p}`, query.product_id);
       if (query.source !== undefined) add((p) => `source = ${p}`, query.source);
       if (query.since !== undefined) add((p) => `created_at >= ${p}::timestamptz`, query.since);
       params.push(query.limit);
       return db.query<StoredEvent>(
-        `SELECT ${EVENT_COLUMNS} FROM events ${conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`} ORDER BY events.id ASC LIMIT $${params.length}`,
+        `SELECT ${EVENT_COLUMNS} FROM events ${conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`} ORDER BY events.id ${query.order === 'desc' ? 'DESC' : 'ASC'} LIMIT $${params.length}`,
         params,
       );
     },

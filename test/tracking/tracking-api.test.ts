@@ -250,6 +250,14 @@ for (const backend of backends()) {
       const inStock = (await app.inject({ url: '/products?availability=in_stock' })).json();
       assert.deepEqual(inStock.map((p: { id: number }) => p.id).sort(), [ids.A, ids.B, ids.C].sort());
       assertProblem(await app.inject({ url: '/products?availability=maybe' }), 422);
+      // The shop's products by the URL its runs started from, spelled either way; by currency.
+      for (const source of [shop.url, shop.source]) {
+        const fromShop = (await app.inject({ url: `/products?source=${encodeURIComponent(source)}` })).json();
+        assert.deepEqual(fromShop.map((p: { id: number }) => p.id).sort(), [ids.A, ids.B, ids.C].sort());
+      }
+      assert.equal((await app.inject({ url: '/products?currency=EUR' })).json().length, 0);
+      assert.equal((await app.inject({ url: '/products?currency=GBP' })).json().length, 3);
+      assertProblem(await app.inject({ url: '/products?currency=pounds' }), 422);
 
       // A title a spreadsheet would run as a formula is exported as text.
       const made = await app.inject({ method: 'POST', url: '/products', payload: { title: '=HYPERLINK("http://x.test","click")', price: 1.5, description: 'line one\nline "two", three' } });
@@ -352,6 +360,13 @@ for (const backend of backends()) {
       const both = await events('?type=price.changed,availability.changed&limit=1000');
       assert.ok(both.length >= 3 && both.every((e) => e.type === 'price.changed' || e.type === 'availability.changed'));
       assert.deepEqual(await events(`?since=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`), []);
+      // Newest first for a feed, paged with `before`.
+      const newest = await app.inject({ url: '/events?order=desc&limit=2' });
+      assert.deepEqual(newest.json().map((e: EventBody) => e.id), all.slice(-2).reverse().map((e) => e.id));
+      const before = String(newest.headers.link);
+      assert.match(before, /before=\d+/);
+      const older = (await app.inject({ url: before.slice(1, before.indexOf('>')) })).json();
+      assert.deepEqual(older.map((e: EventBody) => e.id), all.slice(-4, -2).reverse().map((e) => e.id));
       assertProblem(await app.inject({ url: '/events?type=price.exploded' }), 422);
       assertProblem(await app.inject({ url: '/events?after=-1' }), 422);
 
@@ -538,6 +553,16 @@ for (const backend of backends()) {
       await read({}, 2, `?product_id=${ids.C}&after=${newest}`);
       assert.deepEqual(seen.map((s) => s.data.product_id), [ids.C, ids.C]);
       assertProblem(await app.inject({ url: '/events/stream', headers: { 'last-event-id': 'abc' } }), 422);
+    });
+
+    test('every history point ends no earlier than it began, also a scraped product\'s state set later through the API', async () => {
+      for (const id of [ids.A, ids.B, ids.C]) {
+        const { points } = (await app.inject({ url: `/products/${id}/history?limit=1000` })).json();
+        for (const point of points) assert.ok(point.last_seen_at >= point.first_seen_at, JSON.stringify(point));
+        const current = points.at(-1);
+        assert.equal(current.source, 'api', 'the last change of each was through the API');
+        assert.equal(current.last_run, null);
+      }
     });
 
     test('deleting a product keeps its events (product_id null) and drops its history', async () => {

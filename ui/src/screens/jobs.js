@@ -1,0 +1,120 @@
+// Jobs: the list, one job with its live progress (Server-Sent Events), cancel.
+import { useEffect, useState } from 'preact/hooks';
+import { api, query } from '../lib/api.js';
+import { navigate } from '../lib/router.js';
+import { Badge, Empty, ErrorBox, Field, html, Loading, Pager, time, useApi, useTitle } from '../lib/ui.js';
+
+const LIMIT = 25;
+const STATUSES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'];
+const ENDED = new Set(['succeeded', 'failed', 'cancelled']);
+
+/** A job followed live until it ends: a progress bar and its counts; `onEnd` gets the ended job. */
+export function JobProgress({ job: initial, onEnd }) {
+  const [job, setJob] = useState(initial);
+  const [lost, setLost] = useState(false);
+  useEffect(() => {
+    setJob(initial);
+    if (ENDED.has(initial.status)) return undefined;
+    const source = new EventSource(`/jobs/${initial.id}/events`);
+    const update = (message) => setJob(JSON.parse(message.data));
+    source.addEventListener('progress', update);
+    source.addEventListener('end', (message) => {
+      const ended = JSON.parse(message.data);
+      setJob(ended);
+      source.close();
+      onEnd?.(ended);
+    });
+    source.onopen = () => setLost(false);
+    source.onerror = () => setLost(source.readyState !== EventSource.CLOSED);
+    return () => source.close();
+  }, [initial.id]);
+
+  const p = job.progress;
+  const known = Math.max(p.pages_discovered, p.pages_done, 1);
+  const ended = ENDED.has(job.status);
+  return html`<section class="card job-progress" aria-labelledby=${`job-${job.id}-h`}>
+    <h2 id=${`job-${job.id}-h`}>
+      <a href=${`/ui/jobs/${job.id}`}>${job.kind === 'crawl' ? 'Crawl' : 'Scrape'} job</a> <${Badge} value=${job.status} />
+    </h2>
+    <p class="url">${job.source_url}</p>
+    <progress max=${ended ? 1 : known} value=${ended ? 1 : p.pages_done} aria-label="Pages done"></progress>
+    <p role="status" aria-live="polite" class="counts">
+      ${p.pages_done} page${p.pages_done === 1 ? '' : 's'} done${job.kind === 'crawl' ? ` of ${p.pages_discovered} found` : ''}${p.pages_failed ? `, ${p.pages_failed} failed` : ''} ·
+      ${p.products_found} product${p.products_found === 1 ? '' : 's'} (${p.created} new, ${p.updated} updated)
+      ${lost ? ' · connection lost, reconnecting…' : ''}
+    </p>
+    ${job.error && html`<${ErrorBox} error=${{ title: `The job ${job.status}`, detail: job.error.detail, status: job.error.status }} />`}
+  </section>`;
+}
+
+export function JobsScreen({ query: params }) {
+  useTitle('Jobs');
+  const offset = Number(params.get('offset') ?? 0) || 0;
+  const status = params.get('status') ?? '';
+  const { data, headers, error, loading } = useApi(`/jobs${query({ status, limit: LIMIT, offset })}`);
+  const total = headers ? Number(headers.get('x-total-count')) : undefined;
+  return html`
+    <h1>Jobs</h1>
+    <form class="filters" aria-label="Filters" onSubmit=${(e) => e.preventDefault()}>
+      <${Field} label="Status" id="status">
+        <select id="status" value=${status} onChange=${(e) => navigate(`/jobs${query({ status: e.currentTarget.value })}`)}>
+          <option value="">Any</option>
+          ${STATUSES.map((s) => html`<option value=${s}>${s}</option>`)}
+        </select>
+      <//>
+      <div class="actions"><a class="button" href="/ui/scrape">New scrape or crawl</a></div>
+    </form>
+    <${ErrorBox} error=${error} />
+    ${loading && !data ? html`<${Loading} what="Loading jobs" />` : ''}
+    ${data && data.length === 0 ? html`<${Empty}><p>No jobs${status ? ` that are ${status}` : ''}. <a href="/ui/scrape">Start one</a>.</p><//>` : ''}
+    ${data && data.length > 0 &&
+    html`<div class="table-wrap"><table>
+        <thead><tr><th scope="col">Job</th><th scope="col">Status</th><th scope="col" class="num">Pages</th><th scope="col" class="num">Products</th><th scope="col">Created</th></tr></thead>
+        <tbody>
+          ${data.map(
+            (j) => html`<tr>
+              <td><a href=${`/ui/jobs/${j.id}`}>${j.kind}</a> <span class="url">${j.source_url}</span></td>
+              <td><${Badge} value=${j.status} /></td>
+              <td class="num">${j.progress.pages_done}</td>
+              <td class="num">${j.progress.products_found}</td>
+              <td>${time(j.created_at)}</td>
+            </tr>`,
+          )}
+        </tbody>
+      </table></div>
+      <${Pager} offset=${offset} limit=${LIMIT} total=${total} onPage=${(at) => navigate(`/jobs${query({ status, offset: at || '' })}`)} />`}
+  `;
+}
+
+export function JobScreen({ params }) {
+  const { data: job, error, reload } = useApi(`/jobs/${encodeURIComponent(params.id)}`);
+  const [actionError, setActionError] = useState(null);
+  useTitle('Job');
+  if (error) return html`<h1>Job</h1><${ErrorBox} error=${error} />`;
+  if (!job) return html`<${Loading} what="Loading the job" />`;
+  const cancel = async () => {
+    setActionError(null);
+    try {
+      await api(`/jobs/${job.id}`, { method: 'DELETE' });
+      reload();
+    } catch (failure) {
+      setActionError(failure);
+    }
+  };
+  return html`
+    <p><a href="/ui/jobs">← Jobs</a></p>
+    <h1>${job.kind === 'crawl' ? 'Crawl' : 'Scrape'} of <span class="url">${job.source_url}</span></h1>
+    <${JobProgress} job=${job} onEnd=${reload} />
+    ${!ENDED.has(job.status) && html`<p><button type="button" class="danger" onClick=${cancel}>Cancel the job</button></p>`}
+    <${ErrorBox} error=${actionError} />
+    <dl class="facts">
+      <dt>Created</dt><dd>${time(job.created_at)}</dd>
+      <dt>Started</dt><dd>${time(job.started_at)}</dd>
+      <dt>Finished</dt><dd>${time(job.finished_at)}</dd>
+      <dt>Attempts</dt><dd>${job.attempts}</dd>
+      ${job.schedule_id && html`<dt>Schedule</dt><dd><a href="/ui/schedules">${job.schedule_id}</a></dd>`}
+      <dt>Logs</dt><dd>${job.log_ids.length === 0 ? 'none yet' : job.log_ids.map((id) => html`<a href=${`/ui/logs/${id}`}>${id.slice(0, 8)}</a> `)}</dd>
+    </dl>
+    <details><summary>The request</summary><pre>${JSON.stringify(job.request, null, 2)}</pre></details>
+  `;
+}

@@ -1,0 +1,68 @@
+// Logs: every scrape run's log document, filtered by status; one log raw.
+import { query } from '../lib/api.js';
+import { navigate } from '../lib/router.js';
+import { Badge, Empty, ErrorBox, Field, html, Loading, Pager, time, useApi, useTitle } from '../lib/ui.js';
+
+const LIMIT = 25;
+
+export function LogsScreen({ query: params }) {
+  useTitle('Logs');
+  const offset = Number(params.get('offset') ?? 0) || 0;
+  const status = params.get('status') ?? '';
+  const { data, headers, error, loading } = useApi(`/scrape-logs${query({ status, limit: LIMIT, offset })}`);
+  const total = headers ? Number(headers.get('x-total-count')) : undefined;
+  return html`
+    <h1>Scrape logs</h1>
+    <form class="filters" aria-label="Filters" onSubmit=${(e) => e.preventDefault()}>
+      <${Field} label="Status" id="log-status">
+        <select id="log-status" value=${status} onChange=${(e) => navigate(`/logs${query({ status: e.currentTarget.value })}`)}>
+          <option value="">Any</option>
+          <option value="succeeded">succeeded</option>
+          <option value="failed">failed</option>
+          <option value="cancelled">cancelled</option>
+        </select>
+      <//>
+    </form>
+    <${ErrorBox} error=${error} />
+    ${loading && !data ? html`<${Loading} what="Loading logs" />` : ''}
+    ${data && data.length === 0 ? html`<${Empty}><p>No scrape logs${status ? ` that are ${status}` : ''}. Every scrape run writes one, failed ones included.</p><//>` : ''}
+    ${data && data.length > 0 &&
+    html`<div class="table-wrap"><table>
+        <thead><tr><th scope="col">Started</th><th scope="col">Status</th><th scope="col">Source</th><th scope="col">Mode</th><th scope="col" class="num">Products</th><th scope="col" class="num">ms</th></tr></thead>
+        <tbody>
+          ${data.map(
+            (log) => html`<tr>
+              <td><a href=${`/ui/logs/${log.id}`}>${time(log.started_at)}</a></td>
+              <td><${Badge} value=${log.status} /></td>
+              <td class="url">${log.source_url ?? '—'}</td>
+              <td>${log.mode}</td>
+              <td class="num">${log.count}</td>
+              <td class="num">${Math.round(log.duration_ms)}</td>
+            </tr>`,
+          )}
+        </tbody>
+      </table></div>
+      <${Pager} offset=${offset} limit=${LIMIT} total=${total} onPage=${(at) => navigate(`/logs${query({ status, offset: at || '' })}`)} />`}
+  `;
+}
+
+export function LogScreen({ params }) {
+  const { data: log, error } = useApi(`/scrape-logs/${encodeURIComponent(params.id)}`);
+  useTitle('Scrape log');
+  if (error) return html`<p><a href="/ui/logs">← Logs</a></p><h1>Scrape log</h1><${ErrorBox} error=${error} />`;
+  if (!log) return html`<${Loading} what="Loading the log" />`;
+  return html`
+    <p><a href="/ui/logs">← Logs</a></p>
+    <h1>Scrape log <${Badge} value=${log.status} /></h1>
+    <dl class="facts">
+      <dt>Source</dt><dd class="url">${log.source_url ?? '—'}</dd>
+      <dt>Started</dt><dd>${time(log.started_at)}</dd>
+      <dt>Took</dt><dd>${Math.round(log.duration_ms)} ms, ${log.pages} page${log.pages === 1 ? '' : 's'}</dd>
+      <dt>Products</dt><dd>${log.count}${log.created !== undefined ? ` (${log.created} new, ${log.updated} updated)` : ''}</dd>
+      ${log.job_id && html`<dt>Job</dt><dd><a href=${`/ui/jobs/${log.job_id}`}>${log.job_id}</a></dd>`}
+    </dl>
+    ${log.error && html`<${ErrorBox} error=${{ title: 'The run failed', detail: log.error.detail, status: log.error.status }} />`}
+    <h2>The raw document</h2>
+    <pre class="raw" tabindex="0" aria-label="The log document as JSON">${JSON.stringify(log, null, 2)}</pre>
+  `;
+}
