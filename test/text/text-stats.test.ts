@@ -2,6 +2,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
+import { asciiTally } from '../../src/text/ascii-tally.js';
+import { segmenterTally } from '../../src/text/segmenter-tally.js';
 import { textStats, type TextStats } from '../../src/text/text-stats.js';
 
 type Expected = Omit<TextStats, 'top_words'> & { top_words?: TextStats['top_words'] };
@@ -315,5 +317,74 @@ describe('textStats', () => {
         }
       }
     }
+  });
+});
+
+/** ASCII pieces for each class the word and sentence rules tell apart, and sequences of them that real text has. */
+const ASCII_PIECES = [
+  'a', 'Z', 'x', 'I', '1', '_', '__', '.', '!', '?', ',', ';', ':', '-', "'", '"', '(', ')', ']', '{', ' ', '  ', '\t', '\v', '\f',
+  '\n', '\r', '\r\n', '\n\n', '@', '#', '/', '\\', '~', '\x00', '\x1c', '\x7f', 'Hello', 'world', 'U.S.A', 'e.g', '3.14',
+  '1,000', "don't", 'Mr', '. ', '! ', '? ', '."', '.) ', '... ', 'etc. and', 'A. B', 'x.y', 'a_b',
+];
+const asciiText = fc.oneof(
+  fc.array(fc.constantFrom(...ASCII_PIECES), { maxLength: 60 }).map((parts) => parts.join('')),
+  fc.string({ unit: 'binary-ascii', maxLength: 200 }),
+);
+
+describe('textStats on pure ASCII: the fast path', () => {
+  test('is on for this host: its self-check against Intl.Segmenter passed, and it declines other text', () => {
+    assert.notEqual(asciiTally('Hello world. Yes!', 10), undefined, 'asciiTally turned itself off: the tables disagree with this ICU');
+    for (const text of ['Café', 'naïve', '😀', 'a\u00A0b', '\uD800']) assert.equal(asciiTally(text, 10), undefined, JSON.stringify(text));
+  });
+
+  test('property: counts exactly what the segmenter path counts, on random ASCII text', () => {
+    fc.assert(
+      fc.property(asciiText, (text) => {
+        assert.deepEqual(asciiTally(text, 50), segmenterTally(text, 50));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  test('agrees with the segmenter path on every sequence of three ASCII classes, and a fourth appended', () => {
+    const pieces = ['a', 'Z', '1', '_', '.', '!', ',', ';', ':', '-', "'", '"', ')', ' ', '\t', '\n', '\r', '@', '\x00'];
+    for (const a of pieces) {
+      for (const b of pieces) {
+        for (const c of pieces) {
+          for (const d of ['', 'a', 'B', '2', '.', ' ', '\n']) {
+            const text = a + b + c + d;
+            assert.deepEqual(asciiTally(text, 10), segmenterTally(text, 10), JSON.stringify(text));
+          }
+        }
+      }
+    }
+  });
+
+  test('agrees with the segmenter path on every text of up to five characters around sentence ends', () => {
+    // Terminators with what may follow them: "a.'.a" is one sentence (SB8a after a close), "a.' A" two.
+    const chars = ['a', 'A', '1', '.', '!', ',', "'", ' ', '\n'];
+    let texts = [''];
+    for (let length = 1; length <= 5; length++) {
+      texts = texts.flatMap((text) => chars.map((c) => text + c));
+      for (const text of texts) assert.deepEqual(asciiTally(text, 10), segmenterTally(text, 10), JSON.stringify(text));
+    }
+  });
+
+  test('1 MiB of ASCII prose: the same tally as the segmenter path', () => {
+    const words = ['the', 'Market', 'opens', 'at', 'dusk', 'U.S.A', '3.14', "isn't", 'e.g', 'a_b', 'Mr', 'etc'];
+    const ends = ['. ', '? ', '! ', ', ', '.\n\n', '." ', ' (a) ', ' ', ' ', ' '];
+    let seed = 7;
+    const next = (n: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed % n;
+    };
+    const parts: string[] = [];
+    for (let size = 0; size < 1024 * 1024; ) {
+      const part = words[next(words.length)]! + ends[next(ends.length)]!;
+      parts.push(part);
+      size += part.length;
+    }
+    const text = parts.join('');
+    assert.deepEqual(asciiTally(text, 20), segmenterTally(text, 20));
   });
 });
