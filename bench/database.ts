@@ -7,8 +7,8 @@ export interface BenchDatabase {
   url: string;
   /** Runs SQL on the bench database over one connection kept for the whole run. */
   query(sql: string, params?: unknown[]): Promise<pg.QueryResult>;
-  /** Inserts products numbered from..to (inclusive) and refreshes the planner's statistics. */
-  seed(from: number, to: number): Promise<void>;
+  /** Inserts products numbered from..to (inclusive) by `sql` (default SEED_SQL) and refreshes the planner's statistics. */
+  seed(from: number, to: number, sql?: string): Promise<void>;
   drop(): Promise<void>;
 }
 
@@ -35,8 +35,8 @@ export async function createBenchDatabase(adminUrl: string): Promise<BenchDataba
     name,
     url,
     query: (sql, params) => client.query(sql, params),
-    async seed(from, to) {
-      await client.query(SEED_SQL, [from, to]);
+    async seed(from, to, sql = SEED_SQL) {
+      await client.query(sql, [from, to]);
       await client.query('ANALYZE products');
     },
     async drop() {

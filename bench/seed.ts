@@ -49,3 +49,44 @@ export function sampleText(bytes: number): string {
   }
   return paragraphs.join('\n\n').slice(0, bytes);
 }
+
+// A catalogue for search: titles and descriptions from word lists, so that a word occurs in a known
+// share of the rows, as in a real shop (unlike "Bench product N"): each of 1000 brands in 0.1 %
+// (seven rows in a row, as a scrape stores them), each of 101 product nouns in 1 %, spread evenly.
+const BRAND_STEMS = 'Nor Ald Bram Cast Delm Elv Fenn Gall Hart Ivo Jun Kest Lind Marl Ned Oak Pell Quar Row Ster Thorn Umb Val West Yarr Zeph Ash Birch Cald Dun Ever Fox Grey Holl Ingle King Lark Moor Northc Osk'.split(' ');
+const BRAND_ENDINGS = 'vik erra well ora mont aro wick way dell ix uma ton berg lund stad holm ley ridge moor field bury gate worth ham cote'.split(' ');
+const ADJECTIVES = (
+  'classic compact deluxe sturdy portable vintage modern rustic premium slim foldable wireless ergonomic waterproof ' +
+  'lightweight handmade organic smart large mini'
+).split(' ');
+const MATERIALS = 'steel oak bamboo ceramic glass leather cotton walnut copper linen marble wool'.split(' ');
+const NOUNS = (
+  'lamp chair table teapot kettle mug bowl plate vase clock mirror rug cushion blanket towel basket shelf stool bench ' +
+  'desk sofa bed pillow curtain candle lantern jar bottle skillet casserole knife fork spoon ladle whisk grater ' +
+  'colander tray rack hook hanger drawer cabinet wardrobe dresser trunk crate planter hose rake shovel trowel bucket ' +
+  'sprinkler wheelbarrow hammock umbrella backpack wallet belt scarf glove beanie boot sandal sneaker jacket coat ' +
+  'sweater shirt dress skirt sock blender toaster mixer grinder juicer heater fan speaker headphones charger cable ' +
+  'keyboard mouse monitor tripod camera drone watch bracelet necklace ring earrings notebook pencil easel puzzle kite ' +
+  'doormat'
+).split(' ');
+const BRANDS = BRAND_STEMS.flatMap((stem) => BRAND_ENDINGS.map((ending) => stem + ending));
+
+/** Words of the catalogue a search looks for, and the share of rows that hold each. */
+export const CATALOGUE_WORDS = {
+  brand: { word: 'Norvik', share: 1 / BRANDS.length },
+  noun: { word: 'teapot', share: 1 / NOUNS.length },
+};
+
+const sqlArray = (words: readonly string[]) => `'{${words.join(',')}}'::text[]`;
+
+/** Inserts catalogue products numbered $1..$2 (inclusive): "<Brand> <adjective> <material> <noun>", a sentence about it, a price. */
+export const CATALOGUE_SEED_SQL = `
+  INSERT INTO products (title, price, currency, description, source_url)
+  SELECT w.brand || ' ' || w.adjective || ' ' || w.material || ' ' || w.noun, (n % 100) + 0.99, 'GBP',
+         'The ' || w.adjective || ' ' || w.noun || ' by ' || w.brand || ', in ' || w.material || '. Model ' || n || '.',
+         'https://shop.example/products/' || n
+  FROM generate_series($1::int, $2::int) AS n,
+       LATERAL (SELECT (${sqlArray(BRANDS)})[1 + (n / 7) % ${BRANDS.length}] AS brand,
+                       (${sqlArray(ADJECTIVES)})[1 + (n / ${NOUNS.length * MATERIALS.length}) % ${ADJECTIVES.length}] AS adjective,
+                       (${sqlArray(MATERIALS)})[1 + (n / ${NOUNS.length}) % ${MATERIALS.length}] AS material,
+                       (${sqlArray(NOUNS)})[1 + n % ${NOUNS.length}] AS noun) AS w`;

@@ -127,7 +127,16 @@ export const ProductListQuery = Type.Object(
   {
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'Page size; all products when absent' })),
     offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 0 })),
-    q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: NO_NUL, description: 'Case-insensitive text in title or description' })),
+    q: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        pattern: NO_NUL,
+        description: 'Case-insensitive text anywhere in the title or description (% and _ are literal). Without `sort`, best matches first: ' +
+          'title equal to q, then starting with it, then a word of the title starting with it, then holding it anywhere, then only the description; ' +
+          'shorter titles first within each, then id',
+      }),
+    ),
     min_price: Type.Optional(Type.Number({ minimum: 0 })),
     max_price: Type.Optional(Type.Number({ minimum: 0 })),
     source_url: Type.Optional(Type.String({ maxLength: 2048, pattern: NO_NUL })),
@@ -145,7 +154,8 @@ export const ProductListQuery = Type.Object(
         description: 'Only products whose price now is lower than at this time (or than their first price, for products first seen later)',
       }),
     ),
-    sort: Type.Optional(Type.Unsafe<Sort>({ type: 'string', enum: [...SORTS], default: 'id', description: 'Order; a leading - sorts descending' })),
+    // No schema default: an absent sort means relevance when q is given, id otherwise.
+    sort: Type.Optional(Type.Unsafe<Sort>({ type: 'string', enum: [...SORTS], description: 'Order; a leading - sorts descending. Default: id, or relevance when q is given' })),
   },
   { additionalProperties: false },
 );

@@ -190,6 +190,20 @@ for (const backend of backends()) {
       assert.deepEqual(paths, ['/body/currency', '/body/extra', '/body/price', '/body/title']);
     });
 
+    test('GET /products?q= ranks the best matches first unless a sort is asked for, paged and unpaged alike', async () => {
+      const ids: number[] = [];
+      for (const title of ['Wall planter', 'Planter', 'Planters, set of three', 'Pot', 'Ceramic planter box']) {
+        const description = title === 'Pot' ? 'fits any planter' : null;
+        ids.push((await app.inject({ method: 'POST', url: '/products', payload: { title, price: 1, description } })).json().id);
+      }
+      const [wall, planter, planters, pot, box] = ids;
+      const titles = async (url: string) => (await app.inject({ url })).json().map((p: { id: number }) => p.id);
+      assert.deepEqual(await titles('/products?q=PLANTER'), [planter, planters, wall, box, pot]);
+      assert.deepEqual(await titles('/products?q=planter&limit=2&offset=1'), [planters, wall]);
+      assert.deepEqual(await titles('/products?q=planter&sort=id'), ids);
+      assert.equal((await app.inject({ url: '/products?q=planter&limit=1' })).headers['x-total-count'], '5');
+    });
+
     test('SQL-injection strings are stored verbatim', async () => {
       const title = "x'; DELETE FROM products; --";
       const res = await app.inject({ method: 'POST', url: '/products', payload: { title, price: 1, description: '1 OR 1=1' } });

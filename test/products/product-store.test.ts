@@ -20,6 +20,8 @@ for (const backend of backends()) {
     after(async () => {
       await db.close();
     });
+    /** A product with this title (and description), priced 1; its id. */
+    const make = async (title: string, description: string | null = null) => (await store.create({ title, price: 1, description })).id;
 
     test('create returns the stored product with id and timestamps', async () => {
       const p = await store.create({ title: 'Alpha', price: 19.99, description: 'first', currency: 'GBP' });
@@ -187,6 +189,61 @@ for (const backend of backends()) {
       const small = await store.listAll({ q: 'Walk 1' }, 100);
       assert.equal(small.rest, undefined, 'a list that fits one batch has no rest');
       assert.equal(small.total, small.first.length);
+    });
+
+    test('q finds substrings of the title or description case-insensitively, accents and LIKE wildcards included', async () => {
+      const creme = await make('Crème brûlée set', 'Ramekins for crème brûlée');
+      const sale = await make('Teapot 50% off');
+      const fifty = await make('Teapot 500 off');
+      const snake = await make('snake_case mug');
+      const camel = await make('snakeXcase mug');
+      const slash = await make('Back\\slash tray');
+      const described = await make('Plain box', 'Holds a CRÈME jar');
+      const ids = async (q: string) => (await store.list({ q, sort: 'id' })).items.map((p) => p.id);
+      for (const q of ['crème', 'CRÈME', 'rÈmE']) assert.deepEqual(await ids(q), [creme, described], q);
+      for (const q of ['rème BRÛ', 'crème brûlée']) assert.deepEqual(await ids(q), [creme], q);
+      assert.deepEqual(await ids('ÛLÉE SE'), [creme], 'a substring across a space, upper-case accents folded');
+      assert.deepEqual(await ids('50%'), [sale], '% is a literal percent sign');
+      assert.deepEqual(await ids('e_c'), [snake], '_ is a literal underscore');
+      assert.deepEqual(await ids('k\\s'), [slash], 'a backslash is literal');
+      assert.deepEqual(await ids('eapot 50'), [sale, fifty], 'shorter than a word, inside words');
+      assert.deepEqual(await ids('ug'), [snake, camel], 'two characters: too short for a trigram, still found');
+      assert.equal((await store.list({ q: 'snake', limit: 1 })).total, 2);
+    });
+
+    test('q without sort ranks: title is q, starts with q, has a word starting with q, holds q, then description only; shorter titles first, then id', async () => {
+      // Created out of order, so that id order is not the answer.
+      const bulb = await make('Bulb', 'Gives 800 lumen');
+      const ultra = await make('Ultralumen bulb');
+      const desk = await make('Desk LUMEN');
+      const light = await make('lumen desk light');
+      const exact = await make('Lumen');
+      const desk2 = await make('Desk LUMEN');
+      const lumens = await make('Lumens galore');
+      const ranked = [exact, lumens, light, desk, desk2, ultra, bulb];
+      assert.deepEqual((await store.list({ q: 'lumen' })).items.map((p) => p.id), ranked);
+      assert.deepEqual((await store.list({ q: 'LUMEN', limit: 3, offset: 2 })).items.map((p) => p.id), ranked.slice(2, 5));
+      const page = await store.list({ q: 'lumen', limit: 2 });
+      assert.deepEqual([page.items.map((p) => p.id), page.total], [ranked.slice(0, 2), 7]);
+      assert.deepEqual((await store.list({ q: 'lumen', sort: 'id' })).items.map((p) => p.id), [...ranked].sort((a, b) => a - b), 'an asked sort wins');
+      const walked = await store.listAll({ q: 'lumen', offset: 1 }, 2);
+      const seen = [...walked.first];
+      for await (const batch of walked.rest ?? []) seen.push(...batch);
+      assert.deepEqual([seen.map((p) => p.id), walked.total], [ranked.slice(1), 7], 'an unpaged list streams in the same order');
+      assert.ok(!seen.some((p) => 'rank' in p || 'total' in p), 'no internal column leaks');
+      await store.delete(light);
+      const after = await store.list({ q: 'lumen', limit: 10 });
+      assert.deepEqual([after.items.map((p) => p.id), after.total], [ranked.filter((id) => id !== light), 6]);
+    });
+
+    test('q can use the trigram indexes: with sequential scans ruled out the plan still finds the rows', async () => {
+      const plan = await db.transaction(async (tx) => {
+        await tx.exec('SET LOCAL enable_seqscan = off');
+        const rows = await tx.query<{ 'QUERY PLAN': string }>("EXPLAIN SELECT id FROM products WHERE title ILIKE '%lumen%' OR description ILIKE '%lumen%'");
+        return rows.map((r) => r['QUERY PLAN']).join('\n');
+      });
+      assert.match(plan, /products_title_trgm_idx/);
+      assert.match(plan, /products_description_trgm_idx/);
     });
 
     test('migrations are idempotent', async () => {
