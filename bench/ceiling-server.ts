@@ -10,6 +10,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
+import { pgliteOptions, useBaselineWasmCompiler } from '../src/db/database.js';
 import { migrations } from '../src/db/migrations.js';
 import { PRODUCT_COLUMNS } from '../src/products/product-store.js';
 import { textStats } from '../src/text/text-stats.js';
@@ -32,7 +33,9 @@ async function openPg(url: string): Promise<{ query: Query; close: () => Promise
 }
 
 async function openPglite(dir: string, seedRows: number): Promise<{ query: Query; close: () => Promise<void> }> {
-  const db = new PGlite(dir);
+  // Opened as the service opens its PGlite (extensions, start parameters, the same WebAssembly compiler).
+  useBaselineWasmCompiler();
+  const db = new PGlite(dir, pgliteOptions());
   await db.waitReady;
   const present = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_tables WHERE tablename = 'products'`);
   if (present.rows[0]?.n === 0) {

@@ -1,14 +1,26 @@
 // One small interface over the relational database, with PostgreSQL (pg Pool) and PGlite adapters.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
 import pg from 'pg';
-import { PGlite } from '@electric-sql/pglite';
+import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { ServiceUnavailable } from '../problems.js';
 import { acquireDirLock } from './dir-lock.js';
+import { defaultTemplateCache, seedDataDir, type TemplateSpec } from './pglite-template.js';
+
+export interface QueryOptions {
+  /**
+   * false: plan the statement for these parameters each time instead of reusing a prepared plan.
+   * A reused (generic) plan guesses how selective its parameters are, which goes badly where that
+   * decides the plan: a search pattern matching 1 % of the rows beside a price range matching 40 %.
+   */
+  prepared?: boolean;
+}
 
 export interface Queryable {
   /** Runs one parameterised statement and returns its rows. */
-  query<R = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<R[]>;
+  query<R = Record<string, unknown>>(sql: string, params?: readonly unknown[], options?: QueryOptions): Promise<R[]>;
   /** Runs a script of several statements without parameters (migrations). */
   exec(sql: string): Promise<void>;
 }
@@ -94,7 +106,8 @@ export function createPostgresDatabase(connectionString: string, options: Postgr
 
   // Named statements are prepared once per connection and reused; the SQL text is the identity.
   const names = new Map<string, string>();
-  const statement = (text: string, values: readonly unknown[] | undefined): pg.QueryConfig => {
+  const statement = (text: string, values: readonly unknown[] | undefined, options: QueryOptions | undefined): pg.QueryConfig => {
+    if (options?.prepared === false) return { text, values: values as unknown[] };
     let name = names.get(text);
     if (name === undefined && names.size < 500) {
       name = `s${names.size + 1}`;
@@ -102,9 +115,9 @@ export function createPostgresDatabase(connectionString: string, options: Postgr
     }
     return name === undefined ? { text, values: values as unknown[] } : { name, text, values: values as unknown[] };
   };
-  const run = async <R>(client: pg.Pool | pg.PoolClient, sql: string, params?: readonly unknown[]): Promise<R[]> => {
+  const run = async <R>(client: pg.Pool | pg.PoolClient, sql: string, params?: readonly unknown[], options?: QueryOptions): Promise<R[]> => {
     try {
-      const result = await client.query(statement(sql, params));
+      const result = await client.query(statement(sql, params, options));
       return result.rows as R[];
     } catch (error) {
       throw translateDbError(error);
@@ -122,7 +135,7 @@ export function createPostgresDatabase(connectionString: string, options: Postgr
   return {
     backend: 'postgresql',
     connectionString,
-    query: (sql, params) => run(pool, sql, params),
+    query: (sql, params, options) => run(pool, sql, params, options),
     exec: (sql) => exec(pool, sql),
     async transaction(fn) {
       let client: pg.PoolClient;
@@ -140,7 +153,7 @@ export function createPostgresDatabase(connectionString: string, options: Postgr
       client.on('error', lost);
       try {
         await run(client, 'BEGIN');
-        const result = await fn({ query: (sql, params) => run(client, sql, params), exec: (sql) => exec(client, sql) });
+        const result = await fn({ query: (sql, params, options) => run(client, sql, params, options), exec: (sql) => exec(client, sql) });
         await run(client, 'COMMIT');
         return result;
       } catch (error) {
@@ -173,17 +186,64 @@ export interface PgliteDatabase extends Database {
   readonly pglite: PGlite;
 }
 
-export async function createPgliteDatabase(dataDir?: string, options: { loadDataDir?: Blob } = {}): Promise<PgliteDatabase> {
+/**
+ * PGlite's settings, given at every start (they override the data directory's postgresql.conf).
+ * WebAssembly memory never shrinks, and PGlite touches all of its shared memory as it starts, so
+ * initdb's shared_buffers of 128 MB was 128 MB of resident memory from the first second. One
+ * backend needs far less: pages beyond it come from the operating system's page cache.
+ */
+export const PGLITE_START_PARAMS: readonly string[] = [...PGlite.defaultStartParams, '-c', 'shared_buffers=8MB'];
+
+/**
+ * V8 compiles PGlite's 9 MB of WebAssembly with its baseline compiler (Liftoff), then compiles again
+ * with its optimizing one (TurboFan) each function that turns hot. PostgreSQL's parser (raw_parser,
+ * 105 KB of WebAssembly) turns hot with the first queries, and TurboFan needs ~600 MB to compile it:
+ * RSS leapt to ~750 MB during every start and kept ~60 MB of it. Liftoff alone keeps PGlite near its
+ * start-up footprint, for CPU-bound queries (sorts, trigram scans) up to about twice as slow.
+ * Process-wide, so set before the first PGlite compiles (both flags: `--liftoff-only` itself is not
+ * applied after start-up). A process started with any --liftoff or --wasm-tier-up flag keeps its own
+ * choice: `node --wasm-tier-up dist/main/server.js` keeps V8's default.
+ */
+export function useBaselineWasmCompiler(): void {
+  if (process.execArgv.some((arg) => /^--(no-)?(liftoff|wasm-tier-up|wasm-dynamic-tiering)/.test(arg))) return;
+  setFlagsFromString('--no-wasm-tier-up');
+  setFlagsFromString('--no-wasm-dynamic-tiering');
+}
+
+/** The options every PGlite of this project opens with. */
+export function pgliteOptions(): PGliteOptions {
+  // Every start loads the extensions the migrations create (product search's trigram indexes).
+  return { extensions: { pg_trgm }, startParams: [...PGLITE_START_PARAMS] };
+}
+
+export interface PgliteOpenOptions {
+  /** In memory only: start from this snapshot (dumpDataDir) instead of running initdb. */
+  loadDataDir?: Blob;
+  /**
+   * A data directory without a database yet gets its files from the template (made once, by a
+   * child process: see pglite-template.ts) instead of running initdb in this process; `false` runs
+   * PGlite's own initdb here (what the child itself does). Default: the project's template cache,
+   * without the queue's schema.
+   */
+  template?: Partial<TemplateSpec> | false;
+}
+
+export async function createPgliteDatabase(dataDir?: string, options: PgliteOpenOptions = {}): Promise<PgliteDatabase> {
   let release: (() => void) | undefined;
   let db: PGlite;
+  useBaselineWasmCompiler();
   if (dataDir === undefined) {
     // A snapshot (dumpDataDir) skips initdb, which is most of PGlite's start-up time.
-    db = options.loadDataDir === undefined ? new PGlite() : new PGlite({ loadDataDir: options.loadDataDir });
+    db = new PGlite(options.loadDataDir === undefined ? pgliteOptions() : { ...pgliteOptions(), loadDataDir: options.loadDataDir });
   } else {
     mkdirSync(dataDir, { recursive: true });
     release = acquireDirLock(join(dataDir, 'pglite.lock'));
     try {
-      db = new PGlite(join(dataDir, 'pglite'));
+      // Under the lock: no other process seeds or opens this directory meanwhile.
+      if (options.template !== false) {
+        await seedDataDir(dataDir, { cacheDir: options.template?.cacheDir ?? defaultTemplateCache(), queueSchema: options.template?.queueSchema });
+      }
+      db = new PGlite(join(dataDir, 'pglite'), pgliteOptions());
       await db.waitReady;
     } catch (error) {
       release();
@@ -207,6 +267,7 @@ export async function createPgliteDatabase(dataDir?: string, options: { loadData
       throw translateDbError(error);
     }
   };
+  // PGlite plans every statement for its parameters (it keeps no prepared statements), so QueryOptions has nothing to change here.
   const wrap = (q: Target): Queryable => ({ query: (sql, params) => run(q, sql, params), exec: (sql) => exec(q, sql) });
   let closed = false;
   return {
@@ -236,6 +297,8 @@ export async function createPgliteDatabase(dataDir?: string, options: { loadData
 export interface DatabaseSettings {
   databaseUrl: string | undefined;
   dataDir: string;
+  /** PGlite: a new data directory starts with the job queue's schema under this name too. */
+  queueSchema?: string;
 }
 
 /** DATABASE_URL set: that PostgreSQL server; unset: PGlite files under DATA_DIR. */
@@ -244,5 +307,5 @@ export async function openDatabase(
   options: PostgresOptions = {},
 ): Promise<Database> {
   if (settings.databaseUrl !== undefined) return createPostgresDatabase(settings.databaseUrl, options);
-  return createPgliteDatabase(settings.dataDir);
+  return createPgliteDatabase(settings.dataDir, settings.queueSchema === undefined ? {} : { template: { queueSchema: settings.queueSchema } });
 }

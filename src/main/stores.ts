@@ -6,7 +6,7 @@ import type { JobQueue } from '../jobs/job-queue.js';
 import { createPgBossQueue } from '../jobs/pgboss-queue.js';
 import { createProductStore, type ProductStore } from '../products/product-store.js';
 import { createJsonbLogStore } from '../scrape-logs/jsonb-log-store.js';
-import type { LogStore } from '../scrape-logs/log-store.js';
+import { interruptDeadRuns, type LogStore } from '../scrape-logs/log-store.js';
 import { createTracking, type Tracking } from '../tracking/tracking.js';
 
 export interface Stores {
@@ -52,7 +52,7 @@ export function storesOn(db: Database, logs: LogStore, config: Omit<StoreConfig,
  * service can start and answer /health while the server is still down. PGlite opens its files.
  */
 export async function openStores(config: StoreConfig, options: OpenStoresOptions = {}): Promise<Stores> {
-  const db = await openDatabase(config, { onError: options.onPoolError });
+  const db = await openDatabase({ ...config, queueSchema: config.jobs.queueSchema }, { onError: options.onPoolError });
   try {
     return storesOn(db, await openLogStore(config, db), config, options);
   } catch (error) {
@@ -62,10 +62,16 @@ export async function openStores(config: StoreConfig, options: OpenStoresOptions
 }
 
 /** Migrates the relational schema and initialises the log store: what `npm run db:init` and every start do. */
-export async function prepareStores(stores: Pick<Stores, 'db' | 'logs'>): Promise<{ migrations: MigrationReport; logInit: string }> {
+export async function prepareStores(
+  stores: Pick<Stores, 'db' | 'logs'>,
+  options: { runDeadlineMs?: number } = {},
+): Promise<{ migrations: MigrationReport; logInit: string; interrupted: number }> {
   const migrations = await migrate(stores.db);
   const logInit = await stores.logs.init();
-  return { migrations, logInit };
+  // Runs a dead process left running get their end: failed, interrupted.
+  const interrupted =
+    options.runDeadlineMs === undefined ? 0 : await interruptDeadRuns(stores.logs, { singleProcess: stores.db.backend === 'pglite', runDeadlineMs: options.runDeadlineMs });
+  return { migrations, logInit, interrupted };
 }
 
 async function openLogStore(config: Pick<Config, 'mongodbUrl'>, db: Database): Promise<LogStore> {
