@@ -1,6 +1,7 @@
 // RFC 9457 problem types and the one error handler both services share.
 import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { redactUrlsIn } from './redact.js';
 
 export interface FieldError {
   path: string;
@@ -51,7 +52,8 @@ export class HttpProblem extends Error {
   }
 
   toBody(instance?: string): ProblemBody {
-    const body: ProblemBody = { type: this.type, title: this.title, status: this.status, detail: this.message };
+    // A detail may quote a target URL; its password never leaves the service.
+    const body: ProblemBody = { type: this.type, title: this.title, status: this.status, detail: redactUrlsIn(this.message) };
     if (instance !== undefined) body.instance = instance;
     if (this.errors !== undefined) body.errors = this.errors;
     return { ...this.extensions, ...body };
@@ -200,7 +202,8 @@ export function sendProblem(reply: FastifyReply, problem: HttpProblem, instance?
  * parameter (414) itself, before any error handler, in its own JSON shape unless given this.
  */
 export function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  request.log.info({ status: error.statusCode, code: error.code }, error.message);
+  // The request's own line (info) already says its status; the reason is told the client, and here at debug.
+  request.log.debug({ status: error.statusCode, code: error.code }, error.message);
   sendProblem(reply, toProblem(error), request.url.split('?')[0]);
 }
 
@@ -211,7 +214,8 @@ export function installProblemHandling(app: FastifyInstance): void {
     if (problem.status >= 500) {
       request.log.error({ err: error }, problem.message);
     } else {
-      request.log.info({ status: problem.status, problem: problem.type }, problem.message);
+      // One line per request at info (the request's own, with its status); a client error's reason at debug.
+      request.log.debug({ status: problem.status, problem: problem.type }, problem.message);
     }
     return sendProblem(reply, problem, request.url.split('?')[0]);
   });

@@ -18,6 +18,8 @@ import { Ajv, type Options as AjvOptions } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { Config } from '../config.js';
 import { frameworkErrorHandler, installProblemHandling } from '../problems.js';
+import { redactRequestUrl } from '../redact.js';
+import { serializeError, stdoutLogDestination } from './logging.js';
 import { installMetrics, type Metrics } from './metrics.js';
 
 // ajv-formats ships CommonJS with a default export that TypeScript sees one level down.
@@ -36,7 +38,7 @@ export interface BaseAppOptions {
   description: string;
   version: string;
   /** corsOrigins: origins allowed by CORS ('*' for any); empty: no CORS headers at all. */
-  config: Pick<Config, 'logLevel' | 'bodyLimitBytes' | 'requestTimeoutMs' | 'corsOrigins'>;
+  config: Pick<Config, 'logLevel' | 'bodyLimitBytes' | 'requestTimeoutMs' | 'corsOrigins'> & Partial<Pick<Config, 'trustProxy'>>;
   tags?: Array<{ name: string; description: string }>;
   metrics: Metrics;
   /** Documents the API-key schemes in OpenAPI, so /docs offers "Authorize". */
@@ -86,7 +88,7 @@ class OneLinePerRequest extends LogController {
     if (!error && !infoOn) return;
     const line = {
       method: request.method,
-      url: request.url,
+      url: redactRequestUrl(request.url),
       route: request.routeOptions.url,
       status: reply.statusCode,
       ms: Math.round(reply.elapsedTime * 10) / 10,
@@ -109,8 +111,13 @@ export async function createBaseApp(options: BaseAppOptions): Promise<App> {
       level: config.logLevel,
       // Requests are logged once, on response (below); keep the default serializers small.
       serializers: {
-        req: (req) => ({ method: req.method, url: req.url }),
+        req: (req) => ({ method: req.method, url: redactRequestUrl(req.url) }),
+        // An error's message and stack may quote a target URL: never with its password.
+        err: serializeError,
       },
+      // Lines leave in batches of up to 4 KiB within 10 ms (see logging.ts): a write(2) per request
+      // line cost ~17 % of GET /products/{id}'s CPU. Flushed at exit and on a crash.
+      stream: stdoutLogDestination(),
     },
     logController: new OneLinePerRequest(),
     // Honour a caller's X-Request-Id when it looks sane, else make one.
@@ -125,6 +132,9 @@ export async function createBaseApp(options: BaseAppOptions): Promise<App> {
     connectionTimeout: config.requestTimeoutMs,
     keepAliveTimeout: 72_000,
     return503OnClosing: true,
+    // Which proxies' X-Forwarded-For names the client (its address feeds rate limits and logs).
+    // (A hop count is valid at run time, as Fastify documents; its types list only the other forms.)
+    trustProxy: (config.trustProxy ?? false) as boolean | string | string[],
     // Fastify's default (100) answers a longer {id} with 414; the contract wants the schema's 422.
     routerOptions: { maxParamLength: 2048 },
     frameworkErrors: frameworkErrorHandler,

@@ -1,6 +1,7 @@
 // Runs one service in the foreground: start, listen, and close gracefully on SIGINT/SIGTERM.
 import pino, { type Logger } from 'pino';
 import type { App } from './base-app.js';
+import { exitOnUncaughtError, stdoutLogDestination } from './logging.js';
 
 export interface ServiceSpec {
   name: string;
@@ -19,7 +20,10 @@ const SHUTDOWN_GRACE_MS = 10_000;
 const DRAIN_MS = 7_000;
 
 export async function runService(spec: ServiceSpec): Promise<void> {
-  const log = pino({ name: spec.name, level: spec.logLevel });
+  // The same batched stdout as the app's request lines, so the service's lines stay in order with them.
+  const log = pino({ name: spec.name, level: spec.logLevel }, stdoutLogDestination());
+  // A crash still writes the lines held so far, then the error, and exits 1.
+  exitOnUncaughtError(log);
   let started: Awaited<ReturnType<ServiceSpec['start']>>;
   try {
     started = await spec.start(log);

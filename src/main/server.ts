@@ -26,8 +26,9 @@ await runService({
         {
           name: 'the database schema',
           run: async () => {
-            const { migrations } = await prepareStores(stores);
+            const { migrations, interrupted } = await prepareStores(stores, { runDeadlineMs: config.scrape.runDeadlineMs });
             if (migrations.applied.length > 0) log.info({ applied: migrations.applied }, 'applied database migrations');
+            if (interrupted > 0) log.warn({ interrupted }, 'scrape runs left running by a stopped process were marked failed (interrupted)');
           },
         },
         { name: 'the job queue', run: () => jobSystem.start(config.jobs.runWorkers) },

@@ -1,6 +1,7 @@
 // Entry point of a worker process: runs queued jobs (scrapes, crawl pages, schedules) and nothing else; any number may run.
 import pino from 'pino';
 import { loadConfig, loadDotEnv } from '../config.js';
+import { exitOnUncaughtError, stdoutLogDestination } from '../http/logging.js';
 import { createJobSystem } from '../jobs/job-system.js';
 import { createScraping } from '../main/compose.js';
 import { prepareInBackground } from '../main/readiness.js';
@@ -13,7 +14,9 @@ const HARD_EXIT_MS = 15_000;
 
 loadDotEnv();
 const config = loadConfig();
-const log = pino({ name: 'worker', level: config.logLevel });
+const log = pino({ name: 'worker', level: config.logLevel }, stdoutLogDestination());
+// A crash writes the error as one fatal line and exits 1 (a job it held goes back to the queue).
+exitOnUncaughtError(log);
 
 try {
   const stores = await openStores(config, { onPoolError: (err) => log.warn({ err }, 'database connection lost'), logger: log });
@@ -21,7 +24,7 @@ try {
   const jobSystem = createJobSystem({ db: stores.db, queue: stores.queue, tracking: stores.tracking, config, products: stores.products, logs: stores.logs, ...scraping, logger: log });
   const preparation = prepareInBackground(
     [
-      { name: 'the database schema', run: () => prepareStores(stores) },
+      { name: 'the database schema', run: () => prepareStores(stores, { runDeadlineMs: config.scrape.runDeadlineMs }) },
       { name: 'the job queue', run: () => jobSystem.start(true) },
     ],
     log,
