@@ -2,10 +2,11 @@
 //
 // Environment: BENCH_DURATION_S (measured seconds per server and endpoint, default 10, run as 2 s slices
 // alternating ours and the ceiling; warm-up is min(2, that)),
-// BENCH_ONLY (comma list of http,scrape,memory,growth,jobs,tracking), BENCH_DATABASE_URL (an administrative
+// BENCH_ONLY (comma list of http,scrape,memory,growth,jobs,tracking,logging,startup), BENCH_DATABASE_URL (an administrative
 // PostgreSQL URL; a fresh bench_* database is created there and dropped at the end), BENCH_SKIP_BUILD=1
 // (use the existing dist/), BENCH_CPU_PROF=1 (V8 CPU profile of the PostgreSQL main service into
-// bench/results/), BENCH_GROWTH_ROWS (default 1000,10000,100000). The main service runs with the
+// bench/results/), BENCH_GROWTH_ROWS (PostgreSQL, default 1000,10000,100000,1000000), BENCH_PGLITE_SEARCH_ROWS
+// (the searches on PGlite, default 1000,100000; 1000000 adds about two minutes). The main service runs with the
 // inspector on 127.0.0.1 so memory readings can follow a forced full GC.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,10 +15,14 @@ import { join } from 'node:path';
 import { startFixtureSite, type FixtureSite } from '../test/fixtures/site.js';
 import { expect, median } from './client.js';
 import { createBenchDatabase, type BenchDatabase } from './database.js';
-import { measureGrowth, type GrowthFigures } from './growth.js';
+import { measureGrowth, measurePgliteSearch, type GrowthFigures, type LatencyFigures, type PgliteSearchFigures, type SearchFigures } from './growth.js';
 import { measureJobCrawl, measureQueueCost, type JobCrawlFigures, type QueueCostFigures } from './jobs.js';
+import { measureResponsiveness, type ResponsivenessFigures } from './responsive.js';
 import { measureRescrape, measureTrackingReads, seedTracking, type ReadFigures, type RescrapeFigures } from './tracking.js';
 import { measurePair, type LoadOptions, type LoadResult, type LoadSpec } from './http.js';
+import { loggingSection, loggingTarget, measureLogging, type LoggingFigures } from './logging.js';
+import { measureStartup, startupSection, startupTargets, type StartupFigures } from './startup.js';
+import { measureTextThroughput, type TextFigures } from './text.js';
 import { collectGarbage } from './inspector.js';
 import { childTreeMemory, rssMb, settle, type TreeMemory } from './memory.js';
 import { killAllChildrenNow, stopAllChildren } from './processes.js';
@@ -37,7 +42,7 @@ import { ROOT, SERVICE_LOG_LEVEL, startAux, startCeiling, startMain, type Runnin
 
 // ---- settings -------------------------------------------------------------------------------
 
-const PARTS = ['http', 'scrape', 'memory', 'growth', 'jobs', 'tracking'] as const;
+const PARTS = ['http', 'scrape', 'memory', 'growth', 'jobs', 'tracking', 'logging', 'startup'] as const;
 type Part = (typeof PARTS)[number];
 
 function settings() {
@@ -46,7 +51,9 @@ function settings() {
   const only = (process.env.BENCH_ONLY ?? PARTS.join(',')).split(',').map((p) => p.trim()).filter(Boolean);
   const unknown = only.filter((p) => !(PARTS as readonly string[]).includes(p));
   if (unknown.length > 0) throw new Error(`BENCH_ONLY: unknown part(s) ${unknown.join(', ')}; choose from ${PARTS.join(', ')}`);
-  const growthRows = (process.env.BENCH_GROWTH_ROWS ?? '1000,10000,100000').split(',').map(Number);
+  const rowList = (value: string) => value.split(',').map(Number);
+  const growthRows = rowList(process.env.BENCH_GROWTH_ROWS ?? '1000,10000,100000,1000000');
+  const pgliteSearchRows = rowList(process.env.BENCH_PGLITE_SEARCH_ROWS ?? '1000,100000');
   return {
     connections: 50,
     durationS: duration,
@@ -62,6 +69,7 @@ function settings() {
     slowPageLatencyMs: 100,
     dynamicScrapes: 20,
     growthRows,
+    pgliteSearchRows,
     fullListRows: 10_000,
     listRows: 1000,
     rescrapeProducts: 1000,
@@ -69,18 +77,25 @@ function settings() {
     historyPoints: 1000,
     events: 1_000_000,
     textBytes: 10 * 1024,
+    /** In-process text statistics: MB/s on a text this large, median of this many runs. */
+    textThroughputBytes: 1024 * 1024,
+    textThroughputRuns: 30,
     serviceLogLevel: SERVICE_LOG_LEVEL,
   };
 }
 
 const TARGET = {
   ratio: 0.8,
-  p99Ms: 15,
+  /** Our p99 over the bare ceiling's p99 in the same run: the tail both see on a shared machine is queueing. */
+  p99Ratio: 1.5,
   crawlMs: 300,
   slowCrawlMs: 1000,
   warmDynamicMs: 500,
   dynamicGrowthMb: 50,
   growthRatio: 1.5,
+  /** Median latency of a search, one client, at a million rows or more. */
+  searchP50Ms: 20,
+  searchTargetRows: 1_000_000,
   rescrapeRatio: 1.2,
   fullListRssMb: 32,
 };
@@ -98,6 +113,9 @@ interface HttpRow {
   /** Targets apply on PostgreSQL; the other rows are for information. */
   judged: boolean;
 }
+
+/** Our p99 over the ceiling's, from the same run. */
+const p99Ratio = (row: HttpRow): number => row.ours.p99Ms / row.ceiling.p99Ms;
 
 interface HeaderSample {
   count: number;
@@ -131,11 +149,16 @@ interface Results {
   responseHeaders?: { ours: HeaderSample; ceiling: HeaderSample };
   pgliteMemory?: { idle: MemoryReading; afterHttp: MemoryReading };
   scrape: { crawls: CrawlFigures[]; extraction?: ExtractionFigures; page?: PageExtractionFigures; dynamic?: DynamicFigures };
+  text?: TextFigures;
   jobs?: JobCrawlFigures[];
   queueCost?: QueueCostFigures;
   tracking?: { rescrape: RescrapeFigures; reads: ReadFigures[] };
+  responsiveness?: ResponsivenessFigures;
+  logging?: LoggingFigures;
+  startup?: StartupFigures;
   memory: { idle?: MemoryReading; afterHttp?: MemoryReading; beforeDynamic?: MemoryReading; afterColdDynamic?: MemoryReading; afterDynamic?: MemoryReading; health?: unknown };
   growth?: GrowthFigures;
+  pgliteSearch?: PgliteSearchFigures;
   targets: TargetCheck[];
   error?: string;
 }
@@ -285,8 +308,10 @@ function judge(results: Results): void {
   const t = results.targets;
   for (const row of results.http.filter((r) => r.judged)) {
     t.push({ section: 'http', name: `${row.endpoint} req/s vs ceiling`, value: row.ratio, unit: 'x', target: `>= ${TARGET.ratio}`, pass: row.ratio >= TARGET.ratio });
-    // The bare ceiling's own p99 beside ours: at 50 connections on 2 shared cores it is mostly queueing.
-    t.push({ section: 'http', name: `${row.endpoint} p99 (the bare ceiling's: ${num(row.ceiling.p99Ms, 2)} ms)`, value: row.ours.p99Ms, unit: 'ms', target: `< ${TARGET.p99Ms} ms`, pass: row.ours.p99Ms < TARGET.p99Ms });
+    // At 50 connections on 2 shared cores the tail is mostly queueing, which an absolute bound would
+    // judge the machine by: ours is held to the bare ceiling's p99 in the same run instead.
+    const tail = p99Ratio(row);
+    t.push({ section: 'http', name: `${row.endpoint} p99 vs ceiling (${num(row.ours.p99Ms, 2)} / ${num(row.ceiling.p99Ms, 2)} ms)`, value: tail, unit: 'x', target: `<= ${TARGET.p99Ratio}`, pass: tail <= TARGET.p99Ratio });
     const failures = row.ours.errors + row.ours.non2xx;
     t.push({ section: 'http', name: `${row.endpoint} errors + non-2xx`, value: failures, unit: '', target: '= 0', pass: failures === 0 });
   }
@@ -307,6 +332,19 @@ function judge(results: Results): void {
     const growth = m.afterDynamic.serviceMb + m.afterDynamic.browser.pssMb - (m.afterColdDynamic.serviceMb + m.afterColdDynamic.browser.pssMb);
     t.push({ section: 'memory', name: 'service + browser (PSS) growth, after 1st -> after 20th scrape', value: growth, unit: 'MB', target: `< ${TARGET.dynamicGrowthMb} MB`, pass: growth < TARGET.dynamicGrowthMb });
   }
+  if (results.logging) t.push(loggingTarget(results.logging));
+  if (results.startup) t.push(...startupTargets(results.startup));
+  const rs = results.responsiveness;
+  if (rs) {
+    t.push({
+      section: 'scrape',
+      name: `/health p99 during ${rs.scrapesAtOnce} concurrent ${(rs.pageBytes / 1e6).toFixed(1)} MB scrapes, threads / inline (${num(rs.threaded.health.p99Ms, 1)} / ${num(rs.inline.health.p99Ms, 1)} ms)`,
+      value: rs.threaded.health.p99Ms / rs.inline.health.p99Ms,
+      unit: 'x',
+      target: '< 1',
+      pass: rs.threaded.health.p99Ms < rs.inline.health.p99Ms,
+    });
+  }
   const tr = results.tracking;
   if (tr) {
     const r = tr.rescrape;
@@ -324,10 +362,32 @@ function judge(results: Results): void {
     const ratio = last.http.p50Ms / first.http.p50Ms;
     t.push({ section: 'growth', name: `limit=100 p50 at ${last.rows} rows / at ${first.rows} rows`, value: ratio, unit: 'x', target: `<= ${TARGET.growthRatio}`, pass: ratio <= TARGET.growthRatio });
   }
+  const searchSizes: Array<{ backend: string; rows: number; search: SearchFigures[] }> = [
+    ...(g?.sizes ?? []).map((z) => ({ backend: 'PostgreSQL', rows: z.rows, search: z.search })),
+    ...(results.pgliteSearch?.sizes ?? []).map((z) => ({ backend: 'PGlite', rows: z.rows, search: z.search })),
+  ];
+  for (const { backend, rows, search } of searchSizes.filter((z) => z.rows >= TARGET.searchTargetRows)) {
+    for (const f of search) {
+      t.push({ section: 'growth', name: `${backend}, ${rows.toLocaleString('en-US')} rows: GET /products?${f.label} p50`, value: f.http.p50Ms, unit: 'ms', target: `< ${TARGET.searchP50Ms} ms`, pass: f.http.p50Ms < TARGET.searchP50Ms });
+    }
+  }
   if (g?.fullList) {
     t.push({ section: 'growth', name: `full list of ${g.fullList.rows} rows streamed (chunked)`, value: g.fullList.chunked ? 1 : 0, unit: '', target: 'chunked', pass: g.fullList.chunked });
     t.push({ section: 'growth', name: `full list of ${g.fullList.rows} rows: service RSS peak - before`, value: g.fullList.rssDeltaMb, unit: 'MB', target: `< ${TARGET.fullListRssMb} MB (stated bound)`, pass: g.fullList.rssDeltaMb < TARGET.fullListRssMb });
   }
+}
+
+/** /health while big pages are scraped: the event loop's freedom with and without extraction threads. */
+function responsivenessTable(rs: ResponsivenessFigures | undefined): string {
+  if (rs === undefined) return '';
+  const row = (label: string, r: { health: LoadResult; scrapes: number }) => [label, num(r.health.requestsPerSecond, 0), num(r.health.p50Ms, 1), num(r.health.p99Ms, 1), num(r.health.maxMs, 0), String(r.scrapes)];
+  return (
+    `\n\n/health at 10 connections while ${rs.scrapesAtOnce} scrapes of a ${num(rs.pageBytes / 1e6, 1)} MB listing run at once, again and again:\n` +
+    table(['extraction', '/health req/s', 'p50 ms', 'p99 ms', 'max ms', 'scrapes done'], [
+      row('inline, on the event loop (EXTRACT_THREADS=0)', rs.inline),
+      row(`in ${rs.threaded.threads} worker thread(s) (the default)`, rs.threaded),
+    ])
+  );
 }
 
 function httpFootnotes(results: Results): string {
@@ -364,17 +424,18 @@ function render(results: Results): string {
         rows.push(backend === 'postgresql' ? '[main service on PostgreSQL]' : backend === 'pglite' ? '[main service on PGlite (no targets)]' : '[auxiliary service (no target)]');
       }
       const ratioPass = r.judged ? r.ratio >= TARGET.ratio : undefined;
-      const p99Pass = r.judged ? r.ours.p99Ms < TARGET.p99Ms : undefined;
+      const p99Pass = r.judged ? p99Ratio(r) <= TARGET.p99Ratio : undefined;
       rows.push([
         r.endpoint,
         num(r.ours.requestsPerSecond, 0),
         num(r.ours.p50Ms, 2),
-        `${num(r.ours.p99Ms, 2)} ${mark(p99Pass)}`,
+        num(r.ours.p99Ms, 2),
         String(r.ours.errors + r.ours.non2xx),
         num(r.ceiling.requestsPerSecond, 0),
         num(r.ceiling.p50Ms, 2),
         num(r.ceiling.p99Ms, 2),
         `${num(r.ratio, 2)} ${mark(ratioPass)}`,
+        `${num(p99Ratio(r), 2)} ${mark(p99Pass)}`,
         `${num(r.ours.cpuUsPerRequest, 0)} / ${num(r.ceiling.cpuUsPerRequest, 0)}`,
       ]);
     }
@@ -383,10 +444,28 @@ function render(results: Results): string {
         'HTTP',
         `${s.connections} connections, ${s.durationS} s measured per server after ${s.warmupS} s warm-up, in ${s.slices} slice${s.slices === 1 ? "" : "s"} alternating ceiling/ours; services at LOG_LEVEL=${s.serviceLogLevel}.\n` +
           `Ceiling: bare node:http + the same query (pg Pool of 10 / PGlite), JSON.stringify; for text, the same textStats().\n` +
-          `Targets (PostgreSQL rows): ratio >= ${TARGET.ratio}, p99 < ${TARGET.p99Ms} ms, no errors. err = errors + non-2xx.\n` +
+          `Targets (PostgreSQL rows): ratio (req/s ours / ceiling) >= ${TARGET.ratio}, p99 ours / ceiling <= ${TARGET.p99Ratio}, no errors. err = errors + non-2xx.\n` +
           'CPU µs/req: user+system time of the server process per answered request (the database not included); unlike req/s it\n' +
           'hardly moves with the machine\'s other load, so it is the steadier measure of what each request costs us.',
-        table(['endpoint', 'ours req/s', 'p50 ms', 'p99 ms', 'err', 'ceiling req/s', 'p50 ms', 'p99 ms', 'ratio', 'CPU µs/req ours / ceiling'], rows) + httpFootnotes(results),
+        table(['endpoint', 'ours req/s', 'p50 ms', 'p99 ms', 'err', 'ceiling req/s', 'p50 ms', 'p99 ms', 'ratio', 'p99 ours / ceiling', 'CPU µs/req ours / ceiling'], rows) + httpFootnotes(results),
+      ),
+    );
+  }
+
+  const tx = results.text;
+  if (tx) {
+    const rows = [tx.ascii, tx.asciiBySegmenter, tx.accented].map((f) => [f.label, num(f.bytes / 1e6, 2), num(f.medianMs, 1), num(f.mbPerSecond, 0)]);
+    const aux = results.http.find((r) => r.backend === 'auxiliary');
+    const auxLine = aux === undefined
+      ? ''
+      : `\nOver HTTP (the auxiliary row above, ${s.textBytes / 1024} KB at ${s.connections} connections): ${num(aux.ours.requestsPerSecond, 0)} answers/s, ${num(aux.ours.cpuUsPerRequest, 0)} µs of CPU each.`;
+    out.push(
+      section(
+        'Text statistics in this process',
+        `textStats() on about ${num(s.textThroughputBytes / 1e6, 1)} MB of English-like prose (the bench's sample text), median of ${tx.ascii.runs} runs (${tx.accented.runs} for the general path).\n` +
+          `Pure ASCII takes the fast path; the second row is the general path (Intl.Segmenter) on the same text, which is what every text took before; ` +
+          `fast / general = ${num(tx.asciiBySegmenter.medianMs / tx.ascii.medianMs, 1)}x.`,
+        table(['text', 'MB', 'median ms', 'MB/s'], rows) + auxLine,
       ),
     );
   }
@@ -424,7 +503,7 @@ function render(results: Results): string {
         'Scraping',
         `Local catalogue served by the bench (${s.catalogue.pages} pages x ${s.catalogue.perPage} books); ${s.crawlRuns} counted runs after one uncounted first run\n` +
           '(which creates the rows; the counted runs update them). The page renders its cards 300 ms after load, a floor under every dynamic scrape.',
-        crawlTable + extraction + pageRow + dynTable,
+        crawlTable + extraction + pageRow + dynTable + responsivenessTable(results.responsiveness),
       ),
     );
   }
@@ -523,7 +602,7 @@ function render(results: Results): string {
       num(z.sql.countMs, 2),
     ]);
     let text = table(['rows', 'p50 ms', 'p90 ms', 'p99 ms', 'p50 vs first', 'SQL ours ms', 'SQL page alone', 'SQL count(*)'], rows);
-    const ratioCheck = results.targets.find((t) => t.section === 'growth' && t.name.includes('p50'));
+    const ratioCheck = results.targets.find((t) => t.section === 'growth' && t.name.startsWith('limit=100 p50'));
     if (ratioCheck) text += `\n\n${mark(ratioCheck.pass)} ${ratioCheck.name}: ${num(ratioCheck.value, 2)}x (target ${ratioCheck.target})`;
     if (g.fullList) {
       const f = g.fullList;
@@ -532,9 +611,10 @@ function render(results: Results): string {
         `${num(f.bytes / 1024 / 1024, 2)} MB, ${f.chunked ? 'streamed (chunked)' : 'not streamed (Content-Length: built in memory)'}` +
         `\n${mark(f.rssDeltaMb < TARGET.fullListRssMb)} service RSS during it: ${num(f.rssBeforeMb, 0)} -> peak ${num(f.rssPeakMb, 0)} MB, +${num(f.rssDeltaMb, 1)} MB (stated bound < ${TARGET.fullListRssMb} MB)`;
     }
+    text += `\n\n${searchTable(results)}`;
     out.push(
       section(
-        `Growth: GET ${g.path} (PostgreSQL only), one client, 300 sequential requests after 50 warm-up`,
+        `Growth: GET ${g.path} (PostgreSQL) and searches (PostgreSQL, PGlite), one client, 300 (searches: 100) sequential requests after 50 (10) warm-up`,
         'SQL columns, timed directly on the database (median of 30): the service\'s one statement (the page with the running total\n' +
           'behind X-Total-Count), the page alone, and the count(*) that the running total replaces.',
         text,
@@ -542,6 +622,8 @@ function render(results: Results): string {
     );
   }
 
+  if (results.startup) out.push(startupSection(results.startup));
+  if (results.logging) out.push(loggingSection(results.logging, { connections: s.connections, durationS: s.durationS, warmupS: s.warmupS, slices: s.slices }));
   const missed = results.targets.filter((t) => !t.pass);
   out.push(
     section(
@@ -553,6 +635,38 @@ function render(results: Results): string {
   );
   if (results.error) out.push(`\nThe run stopped early: ${results.error.split('\n')[0]}`);
   return out.join('\n');
+}
+
+/** Search latency at each size, PostgreSQL then PGlite, with the target at a million rows. */
+function searchTable(results: Results): string {
+  const rows: Array<string[] | string> = [];
+  const add = (backend: string, sizes: Array<{ rows: number; search: SearchFigures[]; http?: LatencyFigures }>, note = '') => {
+    if (sizes.length === 0) return;
+    rows.push(`[${backend}${note}]`);
+    for (const size of sizes) {
+      const h = size.http;
+      if (h !== undefined) rows.push([size.rows.toLocaleString('en-US'), 'GET /products?limit=100 (no search)', '', num(h.p50Ms, 2), num(h.p90Ms, 2), num(h.p99Ms, 2), '']);
+      for (const f of size.search) {
+        const judged = size.rows >= TARGET.searchTargetRows;
+        rows.push([
+          size.rows.toLocaleString('en-US'),
+          `GET /products?${f.label}`,
+          f.matches.toLocaleString('en-US'),
+          num(f.http.p50Ms, 2),
+          num(f.http.p90Ms, 2),
+          num(f.http.p99Ms, 2),
+          judged ? `< ${TARGET.searchP50Ms} ${mark(f.http.p50Ms < TARGET.searchP50Ms)}` : '',
+        ]);
+      }
+    }
+  };
+  add('PostgreSQL', (results.growth?.sizes ?? []).map((z) => ({ rows: z.rows, search: z.search })));
+  const pglite = results.pgliteSearch?.sizes ?? [];
+  add('PGlite', pglite, pglite.length === 0 ? '' : `; seeded in ${pglite.map((z) => `${num(z.seedS, 0)} s`).join(', ')} by this process`);
+  return (
+    'Searches (limit=20; every one ranked or sorted over all its matches, and counted for X-Total-Count):\n' +
+    table(['rows', 'search', 'matches', 'p50 ms', 'p90 ms', 'p99 ms', 'target p50'], rows)
+  );
 }
 
 // ---- main -----------------------------------------------------------------------------------
@@ -579,6 +693,11 @@ async function main(): Promise<number> {
 
   try {
     build(s.skipBuild);
+    // First, while no other service of the bench runs.
+    if (s.parts.has('startup')) {
+      log('start-up: empty DATA_DIR, warm restart, PostgreSQL');
+      results.startup = await measureStartup({ adminUrl: s.adminUrl });
+    }
 
     const fixture = await startFixtureSite({ catalogue: s.catalogue });
     cleanups.push(() => fixture.close());
@@ -597,10 +716,20 @@ async function main(): Promise<number> {
     results.memory.idle = await readMemory(main);
     await db.seed(1, s.listRows);
 
+    if (s.parts.has('logging')) {
+      log('logging: GET /products/{id} on two main services, LOG_LEVEL=info vs warn, alternating slices');
+      results.logging = await measureLogging(
+        { databaseUrl: db.url, demoSiteUrl: `${fixture.url}books/`, rows: s.listRows },
+        { connections: s.connections, durationS: s.durationS, warmupS: s.warmupS, slices: s.slices },
+      );
+    }
+
     if (s.parts.has('http')) {
       log('HTTP on PostgreSQL (and the auxiliary service)');
       await httpOnPostgres(main, db, s, results);
       results.memory.afterHttp = await readMemory(main, true);
+      log(`text statistics in this process: ${s.textThroughputBytes} bytes, ${s.textThroughputRuns} runs`);
+      results.text = measureTextThroughput(s.textThroughputBytes, s.textThroughputRuns);
     }
 
     // Right after the HTTP runs, so "after HTTP" -> "after 20 dynamic scrapes" is the browser's doing alone.
@@ -629,6 +758,11 @@ async function main(): Promise<number> {
         await measureCrawl(main.url, `{url, max_pages: 50}, ${s.slowPageLatencyMs} ms per response`, { url: `${slow.url}books/`, max_pages: 50 }, s.crawlRuns, 1000),
       );
       await slow.close();
+      log('responsiveness: /health while four ~5 MiB pages are scraped at once, extraction inline vs in threads');
+      results.responsiveness = await measureResponsiveness(
+        { pageBytes: 4_800_000, scrapesAtOnce: 4, databaseUrl: db.url, demoSiteUrl: `${fixture.url}books/`, durationS: s.durationS, connections: 10 },
+        log,
+      );
     }
 
     if (s.parts.has('jobs')) {
@@ -668,6 +802,8 @@ async function main(): Promise<number> {
     if (s.parts.has('growth')) {
       log(`growth: ${s.growthRows.join(', ')} rows`);
       results.growth = await measureGrowth(main.url, pid, db, s.growthRows, s.fullListRows, log);
+      log(`growth: searches on PGlite at ${s.pgliteSearchRows.join(', ')} rows`);
+      results.pgliteSearch = await measurePgliteSearch(s.pgliteSearchRows, `${fixture.url}books/`, log);
     }
   } catch (error) {
     results.error = (error as Error).stack ?? String(error);

@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
-import { findChromium } from '../src/scraping/browser.js';
+import { findChromium } from '../src/scraping/browser/index.js';
 import { startFixtureSite } from '../test/fixtures/site.js';
 import { backends, mainServiceOn } from '../test/helpers.js';
 
@@ -46,7 +46,9 @@ try {
     const page = await browser.newPage({ viewport });
     await page.goto(`${origin}${path}`);
     await page.locator('main h1').first().waitFor();
-    await page.waitForLoadState('networkidle');
+    // Live streams stay open, so not "network idle": nothing left loading, and the chart drawn.
+    await page.waitForFunction(() => (globalThis as unknown as { document: { querySelector(s: string): unknown } }).document.querySelector('.loading') === null);
+    await page.waitForTimeout(300);
     await page.screenshot({ path: `${OUT}${name}.png` });
     await page.close();
     console.log(`docs/screenshots/${name}.png`);

@@ -1,10 +1,17 @@
 // Environment -> one typed, validated Config object. The only module that reads process.env.
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { ConnectionString } from 'mongodb-connection-string-url';
+import { redactUrl } from './redact.js';
+import { defaultExtractThreads } from './scraping/extract/pool.js';
 
 export interface ScrapeSettings {
   /** Per-page timeout in ms; `timeout_ms` in a request overrides it. */
   timeoutMs: number;
+  /** The longest one whole scrape run may take, all its pages together. */
+  runDeadlineMs: number;
+  /** Worker threads that parse and extract big pages off the event loop (0: inline). */
+  extractThreads: number;
   maxBodyBytes: number;
   maxRedirects: number;
   userAgent: string;
@@ -38,6 +45,10 @@ export interface Config {
   bodyLimitBytes: number;
   /** When set, mutating endpoints need it as a Bearer token or X-API-Key. */
   apiKey: string | undefined;
+  /** With API_KEY: every read needs it too, except health, docs and the dashboard's files. */
+  apiKeyReads: boolean;
+  /** Fastify's trustProxy: which proxies' X-Forwarded-For is believed for the client address (rate limits, logs). */
+  trustProxy: boolean | number | string[];
   /** Origins allowed by CORS ('*' for any); empty: no CORS headers. */
   corsOrigins: string[];
   /** Requests per minute per client; 0 turns a limit off. */
@@ -111,6 +122,35 @@ function url(env: Env, name: string, fallback: string, protocols: string[]): str
   return raw;
 }
 
+/**
+ * TRUST_PROXY: unset or false trusts nobody (the socket's address is the client); true trusts every
+ * hop (only behind a proxy that overwrites X-Forwarded-For); a number trusts that many hops; a
+ * comma-separated list trusts those addresses or CIDR ranges.
+ */
+function trustProxy(env: Env, name: string): boolean | number | string[] {
+  const raw = str(env, name);
+  if (raw === undefined || ['false', '0', 'no', 'off'].includes(raw.toLowerCase())) return false;
+  if (['true', 'yes', 'on'].includes(raw.toLowerCase())) return true;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  const list = raw.split(',').map((part) => part.trim()).filter((part) => part !== '');
+  for (const entry of list) {
+    if (!/^[0-9a-fA-F.:]+(?:\/\d{1,3})?$/.test(entry)) throw new ConfigError(`${name} must be true, false, a hop count or a list of addresses/CIDRs, got "${raw}"`);
+  }
+  return list;
+}
+
+/** A MongoDB connection string, read by the driver's own parser (several hosts, replica sets, SRV). */
+function mongoUrl(env: Env, name: string): string | undefined {
+  const raw = str(env, name);
+  if (raw === undefined) return undefined;
+  try {
+    new ConnectionString(raw);
+  } catch (error) {
+    throw new ConfigError(`${name} is not a MongoDB connection string (${(error as Error).message}), got "${redactUrl(raw)}"`);
+  }
+  return raw;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = int(env, 'PORT', 8000, 0, 65535);
   const logLevel = str(env, 'LOG_LEVEL') ?? 'info';
@@ -126,9 +166,7 @@ export function loadConfig(env: Env = process.env): Config {
       ? undefined
       : url(env, 'DATABASE_URL', '', ['postgres:', 'postgresql:']),
     dataDir: resolve(str(env, 'DATA_DIR') ?? './data'),
-    mongodbUrl: str(env, 'MONGODB_URL') === undefined
-      ? undefined
-      : url(env, 'MONGODB_URL', '', ['mongodb:', 'mongodb+srv:']),
+    mongodbUrl: mongoUrl(env, 'MONGODB_URL'),
     demoSiteUrl: url(env, 'DEMO_SITE_URL', 'https://books.toscrape.com/', ['http:', 'https:']),
     externalPostsUrl: url(env, 'EXTERNAL_POSTS_URL', 'https://jsonplaceholder.typicode.com/posts', ['http:', 'https:']),
     externalPostsTimeoutMs: int(env, 'EXTERNAL_POSTS_TIMEOUT_MS', 10_000, 100, 120_000),
@@ -141,12 +179,16 @@ export function loadConfig(env: Env = process.env): Config {
     requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 120_000, 1_000, 3_600_000),
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1_048_576, 1_024, 104_857_600),
     apiKey: str(env, 'API_KEY'),
+    apiKeyReads: bool(env, 'API_KEY_READS', false),
+    trustProxy: trustProxy(env, 'TRUST_PROXY'),
     corsOrigins: (str(env, 'CORS_ORIGINS') ?? '').split(',').map((o) => o.trim()).filter((o) => o !== ''),
     // Off unless configured: a self-hosted service's owner must never meet a 429 from their own scripts.
     rateLimitScrapePerMinute: int(env, 'RATE_LIMIT_SCRAPE_PER_MINUTE', 0, 0, 1_000_000),
     rateLimitWritesPerMinute: int(env, 'RATE_LIMIT_WRITES_PER_MINUTE', 0, 0, 10_000_000),
     scrape: {
       timeoutMs: int(env, 'SCRAPE_TIMEOUT_MS', 15_000, 100, 120_000),
+      runDeadlineMs: int(env, 'SCRAPE_RUN_DEADLINE_MS', 300_000, 1_000, 86_400_000),
+      extractThreads: int(env, 'EXTRACT_THREADS', defaultExtractThreads(), 0, 64),
       maxBodyBytes: int(env, 'SCRAPE_MAX_BODY_BYTES', 5 * 1024 * 1024, 1_024, 104_857_600),
       maxRedirects: 5,
       userAgent: str(env, 'SCRAPE_USER_AGENT') ?? 'DataAggregatorBot/0.1 (+https://github.com/data-aggregator)',

@@ -15,6 +15,8 @@ import { createJsonbLogStore } from '../src/scrape-logs/jsonb-log-store.js';
 import { createJobSystem } from '../src/jobs/job-system.js';
 import { storesOn, type OpenStoresOptions } from '../src/main/stores.js';
 import { createPgBossQueue } from '../src/jobs/pgboss-queue.js';
+import { findChromium } from '../src/scraping/browser/index.js';
+import { findPostgresBin } from './fixtures/throwaway-postgres.js';
 
 export interface Backend {
   name: 'pglite' | 'postgresql';
@@ -31,6 +33,22 @@ export function backends(): Backend[] {
   return list;
 }
 
+/**
+ * A suite's skip option: false (run it) when what it needs is here, else the reason it is skipped.
+ * Under CI (CI set, as .ci/run does) never skipped: a missing dependency fails the suite instead.
+ */
+export function skipUnless(available: boolean, reason: string): string | false {
+  return available || process.env.CI !== undefined ? false : reason;
+}
+
+/** Chromium for dynamic-mode and dashboard tests (CHROMIUM_PATH or a known install). */
+export const chromiumPath = findChromium(process.env.CHROMIUM_PATH, process.env.PATH ?? '');
+export const noChromium = skipUnless(chromiumPath !== undefined, 'no Chromium here: install chromium or set CHROMIUM_PATH');
+
+/** Debian's PostgreSQL server binaries, for the tests that run a throwaway server of their own. */
+const postgresBin = findPostgresBin();
+export const noPostgresBinaries = skipUnless(!('missing' in postgresBin), 'missing' in postgresBin ? postgresBin.missing : '');
+
 let warned = false;
 export function warnIfNoPostgres(): void {
   if (!pgUrl && !warned) {
@@ -46,7 +64,7 @@ export function warnIfNoPostgres(): void {
 async function openPglite(): Promise<Database> {
   // The queue's version too: its schema is in the snapshot.
   const queueVersion = JSON.parse(readFileSync(new URL('../node_modules/pg-boss/package.json', import.meta.url), 'utf8')).version;
-  const schema = createHash('sha256').update(JSON.stringify(migrations)).update(queueVersion).digest('hex').slice(0, 12);
+  const schema = createHash('sha256').update(JSON.stringify(migrations.map((m) => ({ ...m, run: m.run?.toString() })))).update(queueVersion).digest('hex').slice(0, 12);
   const snapshot = join(tmpdir(), `data-aggregator-pglite-${schema}.tar`);
   if (existsSync(snapshot)) {
     return createPgliteDatabase(undefined, { loadDataDir: new Blob([readFileSync(snapshot)]) });

@@ -1,9 +1,14 @@
 // The versioned schema. Append only: a released migration is never edited, a new one is added.
+import type { Queryable } from './database.js';
+import { redactUrl, splitSecrets } from '../redact.js';
+import { productKey, urlKey } from '../scraping/url-key.js';
 
 export interface Migration {
   version: number;
   name: string;
   sql: string;
+  /** Work SQL cannot express (run after `sql`, in the same transaction). */
+  run?: (tx: Queryable) => Promise<void>;
 }
 
 export const migrations: readonly Migration[] = [
@@ -272,5 +277,74 @@ export const migrations: readonly Migration[] = [
         SELECT id, price, currency, list_price, availability, updated_at, CASE WHEN scrape_key IS NULL THEN 'api' ELSE 'scrape' END FROM products;
       UPDATE products SET last_seen_at = updated_at WHERE scrape_key IS NOT NULL;
     `,
+  },
+  {
+    version: 7,
+    name: 'product_search',
+    sql: `
+      -- q is a case-insensitive substring match (ILIKE '%q%'), which a B-tree cannot serve: without
+      -- these, every search read the whole table. A trigram GIN index gives the rows whose text holds
+      -- every trigram of q (rechecked against the ILIKE), for title and description alike.
+      -- pg_trgm ships with PostgreSQL (its contrib package) and with PGlite. It goes to schema public
+      -- rather than the first schema on the search path, so that schemas of one database share one copy
+      -- (dropping a schema must not take the extension, and other schemas' indexes, with it).
+      CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA public;
+      DO $$
+      DECLARE
+        -- Wherever the extension lives (an existing installation may have put it elsewhere).
+        ops text := (SELECT quote_ident(n.nspname) || '.gin_trgm_ops' FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pg_trgm');
+      BEGIN
+        EXECUTE format('CREATE INDEX products_title_trgm_idx ON products USING gin (title %s)', ops);
+        EXECUTE format('CREATE INDEX products_description_trgm_idx ON products USING gin (description %s)', ops);
+      END $$;
+    `,
+  },
+  {
+    version: 8,
+    name: 'private_urls_and_canonical_keys',
+    sql: `
+      -- A URL's password is used for the request and never shown: what was sent is kept apart here,
+      -- never served; the shown columns hold it masked.
+      ALTER TABLE jobs ADD COLUMN request_private jsonb;
+      ALTER TABLE schedules ADD COLUMN job_private jsonb;
+      ALTER TABLE webhooks ADD COLUMN url_private text;
+    `,
+    run: async (tx) => {
+      // Rows written before: passwords moved apart, shown columns masked.
+      for (const row of await tx.query<{ id: string; request: unknown; source_url: string }>('SELECT id, request, source_url FROM jobs')) {
+        const { shown, hidden } = splitSecrets(row.request);
+        if (hidden === null && redactUrl(row.source_url) === row.source_url) continue;
+        await tx.query('UPDATE jobs SET request = $2, request_private = $3, source_url = $4 WHERE id = $1', [
+          row.id, JSON.stringify(shown), hidden === null ? null : JSON.stringify(hidden), redactUrl(row.source_url),
+        ]);
+      }
+      for (const row of await tx.query<{ id: string; job: unknown }>('SELECT id, job FROM schedules')) {
+        const { shown, hidden } = splitSecrets(row.job);
+        if (hidden !== null) await tx.query('UPDATE schedules SET job = $2, job_private = $3 WHERE id = $1', [row.id, JSON.stringify(shown), JSON.stringify(hidden)]);
+      }
+      for (const row of await tx.query<{ id: string; url: string }>('SELECT id, url FROM webhooks')) {
+        if (redactUrl(row.url) !== row.url) await tx.query('UPDATE webhooks SET url = $2, url_private = $3 WHERE id = $1', [row.id, redactUrl(row.url), row.url]);
+      }
+      await tx.query(
+        `UPDATE products SET source_url = regexp_replace(source_url, '^([a-z][a-z0-9+.-]*://[^/?#@:]*):[^/?#@]*@', '\\1:***@', 'i')
+          WHERE source_url ~* '^[a-z][a-z0-9+.-]*://[^/?#@:]*:[^/?#@]*@'`,
+      );
+      // Products keyed by a raw URL get the canonical key a scrape now computes (productKey), unless
+      // another product already holds that key: that one stays the product a scrape updates.
+      const rows = await tx.query<{ id: number; scrape_key: string }>(`SELECT id, scrape_key FROM products WHERE scrape_key ~ '^https?://' ORDER BY updated_at DESC, id DESC`);
+      const taken = new Set(rows.map((r) => r.scrape_key));
+      for (const row of rows) {
+        const hash = row.scrape_key.indexOf('#');
+        // "page#title" keys (a product without its own URL) keep their title; only the page part is
+        // canonical. (A key whose URL had a fragment reads the same way: it stays as it was, less canonical.)
+        const key = hash === -1 ? urlKey(row.scrape_key) : row.scrape_key.includes('#sha256=') ? null : productKey(null, row.scrape_key.slice(0, hash), row.scrape_key.slice(hash + 1));
+        if (key === null || key === row.scrape_key || taken.has(key)) continue;
+        await tx.query('UPDATE products SET scrape_key = $2 WHERE id = $1', [row.id, key]);
+        taken.add(key);
+      }
+      await tx.query(`UPDATE scrape_logs SET source_url = regexp_replace(source_url, '^([a-z][a-z0-9+.-]*://[^/?#@:]*):[^/?#@]*@', '\\1:***@', 'i'),
+                        document = document || jsonb_build_object('source_url', regexp_replace(document->>'source_url', '^([a-z][a-z0-9+.-]*://[^/?#@:]*):[^/?#@]*@', '\\1:***@', 'i'))
+                       WHERE source_url ~* '^[a-z][a-z0-9+.-]*://[^/?#@:]*:[^/?#@]*@'`);
+    },
   },
 ];

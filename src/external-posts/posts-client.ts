@@ -1,4 +1,5 @@
 // Client for the external posts API: pooled GETs, validated answers, a bounded per-query cache with single-flight and stale fallback.
+import { LRUCache } from 'lru-cache';
 import { Pool, errors as undiciErrors } from 'undici';
 import { HttpProblem, UpstreamFailed, UpstreamTimeout } from '../problems.js';
 
@@ -60,9 +61,9 @@ export function createPostsClient(options: PostsClientOptions): PostsClient {
     keepAliveTimeout: 30_000,
     connect: { timeout: timeoutMs },
   });
-  // Map iteration follows insertion order and entries are re-inserted on refresh,
-  // so the first key is always the copy fetched longest ago.
-  const cache = new Map<string, CacheEntry>();
+  // Entries outlive their TTL on purpose: a stale copy still answers when the upstream fails (below).
+  // Past maxEntries the least recently used goes.
+  const cache = new LRUCache<string, CacheEntry>({ max: maxEntries });
   const inFlight = new Map<string, Promise<CacheEntry>>();
   let closing: Promise<void> | undefined;
 
@@ -115,23 +116,13 @@ export function createPostsClient(options: PostsClientOptions): PostsClient {
     }
   }
 
-  function remember(key: string, entry: CacheEntry): void {
-    cache.delete(key);
-    cache.set(key, entry);
-    while (cache.size > maxEntries) {
-      const oldest = cache.keys().next();
-      if (oldest.done) break;
-      cache.delete(oldest.value);
-    }
-  }
-
   /** One upstream request per key at a time: concurrent misses wait for the same answer. */
   function refresh(key: string): Promise<CacheEntry> {
     let pending = inFlight.get(key);
     if (pending === undefined) {
       pending = fetchPosts(key)
         .then((entry) => {
-          remember(key, entry);
+          cache.set(key, entry);
           return entry;
         })
         .finally(() => inFlight.delete(key));

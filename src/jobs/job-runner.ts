@@ -3,8 +3,8 @@ import { randomUUID } from 'node:crypto';
 import type { Database } from '../db/database.js';
 import { RunCancelled, ServiceUnavailable, toProblem, type HttpProblem } from '../problems.js';
 import type { ProductStore } from '../products/product-store.js';
-import { assertAllowedUrl } from '../scraping/address-guard.js';
-import { extract } from '../scraping/extract/index.js';
+import { assertAllowedUrl } from '../scraping/egress/address-guard.js';
+import type { PageExtractor } from '../scraping/extract/pool.js';
 import type { Selectors } from '../scraping/extract/types.js';
 import { toScrapedProduct, type Scraper } from '../scraping/scrape-pipeline.js';
 import type { ScrapeRequest } from '../scraping/scrape-schema.js';
@@ -14,7 +14,7 @@ import { urlKey } from '../scraping/url-key.js';
 import { crawlPolicy } from './crawl-policy.js';
 import { writeCrawlLog } from './crawl-log.js';
 import type { Handlers, JobQueue, QueuedPage, WorkContext } from './job-queue.js';
-import type { Job } from './job-schema.js';
+import type { Job, JobRequest } from './job-schema.js';
 import type { JobService } from './job-service.js';
 import { FINAL_STATUSES, type FrontierEntry, type JobStore } from './job-store.js';
 import type { LogStore } from '../scrape-logs/log-store.js';
@@ -34,6 +34,8 @@ export interface JobRunnerDeps {
   fetcher: PageFetcher;
   renderer: PageRenderer;
   recorder: ChangeRecorder;
+  /** Extraction of crawled pages (the service's thread pool). */
+  extract: PageExtractor;
   sender: Pick<WebhookSender, 'deliver'>;
   /** Tells in-process listeners (live progress streams) that a job changed. */
   changed: (jobId: string) => void;
@@ -95,7 +97,7 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
     if (started === undefined) return; // cancelled before it ran
     deps.changed(job.id);
     using signal = runSignal(job.id, context);
-    const { crawl: _crawl, ...request } = job.request as ScrapeRequest & { crawl?: unknown };
+    const { crawl: _crawl, ...request } = ((await jobs.runRequest(job.id)) ?? job.request) as ScrapeRequest & { crawl?: unknown };
     try {
       const result = await deps.scraper.scrape(request, {
         signal,
@@ -125,11 +127,12 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
     const started = await jobs.start(job.id);
     if (started === undefined) return;
     deps.changed(job.id);
-    const request = job.request;
+    const request = (await jobs.runRequest(job.id)) ?? job.request;
     const trusted = request.url === undefined;
-    const policy = crawlPolicy(job.source_url, request.crawl ?? {});
+    const sourceUrl = request.url ?? job.source_url;
+    const policy = crawlPolicy(sourceUrl, request.crawl ?? {});
     try {
-      if (!trusted) assertAllowedUrl(job.source_url, deps.settings.allowPrivateNetworks);
+      if (!trusted) assertAllowedUrl(sourceUrl, deps.settings.allowPrivateNetworks);
     } catch (error) {
       const problem = toProblem(error);
       await writeCrawlLog(deps.logs, job, [], 'failed', errorOf(problem));
@@ -142,10 +145,10 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
     }
     using signal = runSignal(job.id, context);
     const sitemap = policy.useSitemap
-      ? await readSitemaps(job.source_url, deps.fetcher, { trusted, timeoutMs: request.timeout_ms ?? deps.settings.defaultTimeoutMs, signal, limit: policy.maxPages })
+      ? await readSitemaps(sourceUrl, deps.fetcher, { trusted, timeoutMs: request.timeout_ms ?? deps.settings.defaultTimeoutMs, signal, limit: policy.maxPages })
       : { urls: [] };
     const candidates = [
-      { url: job.source_url, depth: 0 },
+      { url: sourceUrl, depth: 0 },
       ...sitemap.urls.filter((url) => policy.accepts(url)).map((url) => ({ url, depth: 1 })),
     ];
     const entries = frontierEntries(candidates).slice(0, policy.maxPages);
@@ -163,35 +166,37 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
    * A crawl's job as its pages need it (request, source): read once per process and second, not per
    * page. Whether it was cancelled meanwhile is checked under the job row's lock before anything is stored.
    */
-  const crawlJobs = new Map<string, { job: Job; until: number }>();
-  const crawlJob = async (jobId: string): Promise<Job | undefined> => {
+  const crawlJobs = new Map<string, { job: Job; request: JobRequest; until: number }>();
+  const crawlJob = async (jobId: string): Promise<{ job: Job; request: JobRequest } | undefined> => {
     const cached = crawlJobs.get(jobId);
-    if (cached !== undefined && cached.until > Date.now()) return cached.job;
-    const job = await jobs.get(jobId);
+    if (cached !== undefined && cached.until > Date.now()) return cached;
+    const [job, request] = await Promise.all([jobs.get(jobId), jobs.runRequest(jobId)]);
     if (crawlJobs.size > 100) crawlJobs.clear();
-    if (job !== undefined) crawlJobs.set(jobId, { job, until: Date.now() + 1000 });
-    return job;
+    if (job === undefined) return undefined;
+    const entry = { job, request: request ?? job.request, until: Date.now() + 1000 };
+    crawlJobs.set(jobId, entry);
+    return entry;
   };
 
   const crawlPage = async (page: QueuedPage, context: WorkContext): Promise<void> => {
     const started = performance.now();
     const elapsed = () => Math.round((performance.now() - started) * 100) / 100;
-    const job = await crawlJob(page.job_id);
-    if (job === undefined || FINAL_STATUSES.has(job.status)) return;
-    const request = job.request;
+    const running = await crawlJob(page.job_id);
+    if (running === undefined || FINAL_STATUSES.has(running.job.status)) return;
+    const { job, request } = running;
     const trusted = request.url === undefined;
-    const policy = crawlPolicy(job.source_url, request.crawl ?? {});
+    const policy = crawlPolicy(request.url ?? job.source_url, request.crawl ?? {});
     using signal = runSignal(job.id, context);
     const timeoutMs = request.timeout_ms ?? deps.settings.defaultTimeoutMs;
     try {
       await politeWait(page.url, trusted, signal);
       const loaded =
         request.use_selenium === true
-          ? await deps.renderer.render(page.url, { timeoutMs, trusted, ...(request.wait_for ? { waitFor: request.wait_for } : {}) })
+          ? await deps.renderer.render(page.url, { timeoutMs, trusted, signal, ...(request.wait_for ? { waitFor: request.wait_for } : {}) })
           : await deps.fetcher.fetchPage(page.url, { timeoutMs, trusted, signal });
       signal.throwIfAborted();
       const followLinks = policy.followLinks && page.depth < policy.maxDepth;
-      const result = extract(loaded.html, loaded.url, {
+      const result = await deps.extract(loaded.html, loaded.url, {
         ...(request.selectors ? { selectors: request.selectors as Selectors } : {}),
         links: followLinks,
       });

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { load } from 'cheerio';
 import type { Database, Queryable } from '../db/database.js';
 import { HttpProblem, NotFound, ValidationFailed, type FieldError } from '../problems.js';
-import { assertAllowedUrl } from '../scraping/address-guard.js';
+import { assertAllowedUrl } from '../scraping/egress/address-guard.js';
 import type { LogStore } from '../scrape-logs/log-store.js';
 import { writeCrawlLog } from './crawl-log.js';
 import type { JobQueue } from './job-queue.js';
@@ -216,7 +216,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
         }
       }
       return deps.db.transaction(async (tx) => {
-        const job = await this.create(schedule.job, { scheduleId: id, tx });
+        const job = await this.create((await schedules.jobToRun(id, tx)) ?? schedule.job, { scheduleId: id, tx });
         await schedules.recordRun(id, job.id, tx);
         return job;
       });

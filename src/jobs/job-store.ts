@@ -1,6 +1,7 @@
 // Jobs as the API shows them, and a crawl's frontier, in the relational database (PostgreSQL or PGlite).
 import { hostname } from 'node:os';
 import type { Database, Queryable } from '../db/database.js';
+import { redactUrl, splitSecrets } from '../redact.js';
 import type { Job, JobListQuery, JobRequest, JobStatus } from './job-schema.js';
 
 /** Who settles a frontier page: this process, as "host:pid". */
@@ -99,6 +100,8 @@ export interface JobStore {
   pendingPageIds(jobId: string): Promise<string[]>;
   pendingCount(jobId: string, tx?: Queryable): Promise<number>;
   pages(jobId: string): Promise<FrontierPage[]>;
+  /** The request as sent, passwords in URLs included: what a worker runs (Job.request shows them redacted). */
+  runRequest(id: string, tx?: Queryable): Promise<JobRequest | undefined>;
 }
 
 function toJob(row: JobRow): Job {
@@ -142,11 +145,18 @@ export function createJobStore(db: Database): JobStore {
 
   return {
     async create(job, tx) {
+      // A URL's password is kept apart (request_private), used to run the job and never served.
+      const request = splitSecrets(job.request);
       return (await one(
-        `INSERT INTO jobs (id, kind, status, source_url, request, schedule_id) VALUES ($1, $2, 'queued', $3, $4, $5) RETURNING ${JOB_COLUMNS}`,
-        [job.id, job.kind, job.sourceUrl, JSON.stringify(job.request), job.scheduleId],
+        `INSERT INTO jobs (id, kind, status, source_url, request, request_private, schedule_id) VALUES ($1, $2, 'queued', $3, $4, $5, $6) RETURNING ${JOB_COLUMNS}`,
+        [job.id, job.kind, redactUrl(job.sourceUrl), JSON.stringify(request.shown), request.hidden === null ? null : JSON.stringify(request.hidden), job.scheduleId],
         tx,
       ))!;
+    },
+
+    async runRequest(id, tx = db) {
+      const [row] = await tx.query<{ request: JobRequest }>('SELECT COALESCE(request_private, request) AS request FROM jobs WHERE id = $1', [id]);
+      return row?.request;
     },
 
     get: (id, tx) => one(`SELECT ${JOB_COLUMNS} FROM jobs WHERE id = $1`, [id], tx),

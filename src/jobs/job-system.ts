@@ -2,9 +2,10 @@
 import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
 import type { ProductStore } from '../products/product-store.js';
-import type { LogStore } from '../scrape-logs/log-store.js';
+import { interruptDeadRuns, type LogStore } from '../scrape-logs/log-store.js';
 import type { Scraper } from '../scraping/scrape-pipeline.js';
 import type { PageFetcher, PageRenderer } from '../scraping/types.js';
+import { extractInline, type PageExtractor } from '../scraping/extract/pool.js';
 import { createJobEvents, type JobEvents } from './job-events.js';
 import type { Tracking } from '../tracking/tracking.js';
 import type { JobQueue } from './job-queue.js';
@@ -30,12 +31,14 @@ export interface JobSystemDeps {
   /** The queue (created with the stores, since product writes queue webhook deliveries through it). */
   queue: JobQueue;
   tracking: Pick<Tracking, 'recorder' | 'sender'>;
-  config: Pick<Config, 'demoSiteUrl' | 'scrapeAllowPrivateNetworks' | 'jobs'> & { scrape: Pick<Config['scrape'], 'timeoutMs'> };
+  config: Pick<Config, 'demoSiteUrl' | 'scrapeAllowPrivateNetworks' | 'jobs'> & { scrape: Pick<Config['scrape'], 'timeoutMs' | 'runDeadlineMs'> };
   products: ProductStore;
   logs: LogStore;
   scraper: Scraper;
   fetcher: PageFetcher;
   renderer: PageRenderer;
+  /** Extraction of crawled pages (the service's thread pool); inline when absent. */
+  extract?: PageExtractor;
   logger?: { warn(details: object, message: string): void; error(details: object, message: string): void; info(details: object, message: string): void };
 }
 
@@ -68,6 +71,7 @@ export function createJobSystem(deps: JobSystemDeps): JobSystem {
     scraper: deps.scraper,
     fetcher: deps.fetcher,
     renderer: deps.renderer,
+    extract: deps.extract ?? extractInline,
     recorder: deps.tracking.recorder,
     sender: deps.tracking.sender,
     changed,
@@ -88,6 +92,8 @@ export function createJobSystem(deps: JobSystemDeps): JobSystem {
       await queue.work(runner.handlers, deps.config.jobs.workerConcurrency);
       sweeper = setInterval(() => {
         runner.sweep().catch((error: unknown) => deps.logger?.warn({ err: error }, 'job sweep failed; it runs again shortly'));
+        // With several processes a dead one's running logs are found here, once past the run deadline.
+        interruptDeadRuns(deps.logs, { singleProcess: false, runDeadlineMs: deps.config.scrape.runDeadlineMs }).catch(() => undefined);
       }, SWEEP_MS);
       sweeper.unref();
     },

@@ -1,5 +1,6 @@
 // Schedules in the relational database: what to run and when. The queue's cron (pg-boss) fires them.
 import type { Database, Queryable } from '../db/database.js';
+import { splitSecrets } from '../redact.js';
 import type { JobRequest, Schedule, ScheduleListQuery } from './job-schema.js';
 
 const isoTime = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
@@ -29,17 +30,25 @@ export interface ScheduleStore {
   delete(id: string, tx?: Queryable): Promise<boolean>;
   recordRun(id: string, jobId: string, tx: Queryable): Promise<void>;
   recordSkip(id: string, tx?: Queryable): Promise<void>;
+  /** The job as sent, passwords in URLs included: what each run starts (StoredSchedule.job shows them masked). */
+  jobToRun(id: string, tx?: Queryable): Promise<JobRequest | undefined>;
   /** Every schedule that is not paused, to put them all back in the queue's calendar at start. */
   active(): Promise<StoredSchedule[]>;
+}
+
+/** The job as shown, and as sent when a URL in it holds a password (kept apart, never served). */
+function jobColumns(job: JobRequest): [string, string | null] {
+  const { shown, hidden } = splitSecrets(job);
+  return [JSON.stringify(shown), hidden === null ? null : JSON.stringify(hidden)];
 }
 
 export function createScheduleStore(db: Database): ScheduleStore {
   return {
     async create(id, f, tx = db) {
       const rows = await tx.query<StoredSchedule>(
-        `INSERT INTO schedules (id, name, cron, every_minutes, timezone, job, paused, allow_overlap)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${COLUMNS}`,
-        [id, f.name, f.cron, f.every_minutes, f.timezone, JSON.stringify(f.job), f.paused, f.allow_overlap],
+        `INSERT INTO schedules (id, name, cron, every_minutes, timezone, job, job_private, paused, allow_overlap)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${COLUMNS}`,
+        [id, f.name, f.cron, f.every_minutes, f.timezone, ...jobColumns(f.job), f.paused, f.allow_overlap],
       );
       return rows[0]!;
     },
@@ -62,11 +71,19 @@ export function createScheduleStore(db: Database): ScheduleStore {
 
     async update(id, f, tx = db) {
       const rows = await tx.query<StoredSchedule>(
-        `UPDATE schedules SET name = $2, cron = $3, every_minutes = $4, timezone = $5, job = $6, paused = $7, allow_overlap = $8, updated_at = now()
+        // A job sent back as shown (its passwords masked) keeps the one stored apart.
+        `UPDATE schedules SET name = $2, cron = $3, every_minutes = $4, timezone = $5,
+                job_private = CASE WHEN $6::jsonb = job AND $7::jsonb IS NULL THEN job_private ELSE $7::jsonb END, job = $6,
+                paused = $8, allow_overlap = $9, updated_at = now()
          WHERE id = $1 RETURNING ${COLUMNS}`,
-        [id, f.name, f.cron, f.every_minutes, f.timezone, JSON.stringify(f.job), f.paused, f.allow_overlap],
+        [id, f.name, f.cron, f.every_minutes, f.timezone, ...jobColumns(f.job), f.paused, f.allow_overlap],
       );
       return rows[0];
+    },
+
+    async jobToRun(id, tx = db) {
+      const [row] = await tx.query<{ job: JobRequest }>('SELECT COALESCE(job_private, job) AS job FROM schedules WHERE id = $1', [id]);
+      return row?.job;
     },
 
     async delete(id, tx = db) {

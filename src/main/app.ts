@@ -6,7 +6,7 @@ import type { PostsClient } from '../external-posts/posts-client.js';
 import { postsRoutes } from '../external-posts/posts-routes.js';
 import { createBaseApp, type App } from '../http/base-app.js';
 import { createMetrics } from '../http/metrics.js';
-import { guardWrites } from '../http/write-guard.js';
+import { guardAccess } from '../http/access-guard.js';
 import { Check, type CheckResult, collectEndpoints, healthSchema, packageVersion, timedCheck, welcomeRoute } from '../http/meta-routes.js';
 import { jobRoutes } from '../jobs/job-routes.js';
 import type { JobSystem } from '../jobs/job-system.js';
@@ -33,6 +33,8 @@ export interface MainDeps {
     | 'requestTimeoutMs'
     | 'corsOrigins'
     | 'apiKey'
+    | 'apiKeyReads'
+    | 'trustProxy'
     | 'rateLimitScrapePerMinute'
     | 'rateLimitWritesPerMinute'
     | 'scrapeAllowPrivateNetworks'
@@ -83,8 +85,9 @@ export async function buildMainApp(deps: MainDeps): Promise<App> {
     ],
   });
   const endpoints = collectEndpoints(app);
-  await guardWrites(app, {
+  await guardAccess(app, {
     apiKey: deps.config.apiKey,
+    keyForAllReads: deps.config.apiKeyReads,
     writesPerMinute: deps.config.rateLimitWritesPerMinute,
     routeLimits: { '/scrape': deps.config.rateLimitScrapePerMinute, '/scrape/explain': deps.config.rateLimitScrapePerMinute },
   });

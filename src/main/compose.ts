@@ -3,9 +3,10 @@ import type { Config } from '../config.js';
 import { createPostsClient, type PostsClient } from '../external-posts/posts-client.js';
 import type { ProductStore } from '../products/product-store.js';
 import type { LogStore } from '../scrape-logs/log-store.js';
-import { assertPublicUrl, createGuardedLookup } from '../scraping/address-guard.js';
-import { createBrowserRenderer, findChromium, type BrowserRenderer } from '../scraping/browser.js';
-import { createSafeFetcher } from '../scraping/safe-fetch.js';
+import { assertPublicUrl, createGuardedLookup } from '../scraping/egress/address-guard.js';
+import { createBrowserRenderer, findChromium, type BrowserRenderer } from '../scraping/browser/index.js';
+import { createSafeFetcher } from '../scraping/egress/safe-fetch.js';
+import { createExtractionPool, type PageExtractor } from '../scraping/extract/pool.js';
 import { createScraper, type Scraper } from '../scraping/scrape-pipeline.js';
 import type { PageFetcher } from '../scraping/types.js';
 
@@ -17,6 +18,8 @@ export interface Scraping {
   fetcher: PageFetcher;
   renderer: BrowserRenderer;
   scraper: Scraper;
+  /** Page extraction for the job runner's crawl pages (the same thread pool). */
+  extract: PageExtractor;
   close(): Promise<void>;
 }
 
@@ -39,13 +42,18 @@ export function createScraping(
     ),
     // ...and the proxy dials the very addresses it checked, so DNS cannot answer differently at connect time.
     connectLookup: createGuardedLookup({ allowPrivate }),
+    // robots.txt and the size cap as static mode applies them, through the same fetcher's cache.
+    assertRobotsAllow: (url, options) => fetcher.assertRobotsAllow(url, options),
+    maxDocumentBytes: config.scrape.maxBodyBytes,
     userAgent: config.scrape.userAgent,
     maxConcurrentPages: config.scrape.globalConcurrency,
     ...(logger ? { logger } : {}),
   });
+  const extraction = createExtractionPool({ threads: config.scrape.extractThreads });
   const scraper = createScraper({
     fetcher,
     renderer,
+    extract: extraction.extract,
     products: stores.products,
     logs: stores.logs,
     demoSiteUrl: config.demoSiteUrl,
@@ -53,13 +61,15 @@ export function createScraping(
     defaultTimeoutMs: config.scrape.timeoutMs,
     maxConcurrent: config.scrape.globalConcurrency,
     maxQueued: config.scrape.globalConcurrency * 4,
+    runDeadlineMs: config.scrape.runDeadlineMs,
   });
   return {
     fetcher,
     renderer,
     scraper,
+    extract: extraction.extract,
     async close() {
-      await Promise.allSettled([fetcher.close(), renderer.close()]);
+      await Promise.allSettled([fetcher.close(), renderer.close(), extraction.close()]);
     },
   };
 }

@@ -1,9 +1,11 @@
 // Products in the relational database: the same parameterised SQL for PostgreSQL and PGlite.
-import type { Database, Queryable } from '../db/database.js';
+import type { Database, Queryable, QueryOptions } from '../db/database.js';
+import { redactUrl } from '../redact.js';
 import { canonicalUrl } from '../scraping/url-key.js';
 import type { ChangeRecorder } from '../tracking/change-recorder.js';
 import type { RunRef, Sighting, StoredEvent } from '../tracking/tracking-store.js';
 import type { Product, ProductCreate, ProductDetail, ProductListQuery, ProductUpdate, Provenance, Sort } from './product-schema.js';
+import { likePattern, relevanceRank, searchCondition } from './product-search.js';
 
 /** A product found by a scrape, identified by `scrape_key` so a re-run updates it. */
 export interface ScrapedProduct {
@@ -93,6 +95,7 @@ const UPDATABLE = ['title', 'price', 'description', 'currency', 'source_url', 'l
 /** Fields whose change is history (price_observations) and an event. */
 const TRACKED = ['price', 'currency', 'list_price', 'availability'] as const;
 const NUMERIC: ReadonlySet<string> = new Set(['price', 'list_price']);
+const URL_FIELDS: ReadonlySet<string> = new Set(['source_url', 'image_url']);
 
 /**
  * Where the next batch starts, after a row whose sort value (as text, exact: no float or
@@ -109,19 +112,21 @@ const AFTER: Record<Sort, { key: string | undefined; after: (k: string, i: strin
   '-created_at': { key: 'products.created_at::text', after: (k, i) => `(products.created_at, id) < (${k}::timestamptz, ${i})` },
 };
 
-/** Escapes LIKE wildcards so `q=50%` searches for "50%" literally. */
-function likePattern(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+interface Where {
+  sql: string;
+  params: unknown[];
+  /** q is one of the conditions. */
+  search: boolean;
 }
 
-function whereClause(query: ProductListQuery): { sql: string; params: unknown[] } {
+function whereClause(query: ProductListQuery): Where {
   const conditions: string[] = [];
   const params: unknown[] = [];
   const add = (condition: (placeholder: string) => string, value: unknown) => {
     params.push(value);
     conditions.push(condition(`$${params.length}`));
   };
-  if (query.q !== undefined) add((p) => `(title ILIKE ${p} OR description ILIKE ${p})`, likePattern(query.q));
+  if (query.q !== undefined) add(searchCondition, likePattern(query.q));
   if (query.min_price !== undefined) add((p) => `price >= ${p}`, query.min_price);
   if (query.max_price !== undefined) add((p) => `price <= ${p}`, query.max_price);
   if (query.source_url !== undefined) add((p) => `source_url = ${p}`, query.source_url);
@@ -142,7 +147,40 @@ function whereClause(query: ProductListQuery): { sql: string; params: unknown[] 
       query.price_dropped_since,
     );
   }
-  return { sql: conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`, params };
+  return { sql: conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`, params, search: query.q !== undefined };
+}
+
+/**
+ * A search is planned for its pattern every time: a prepared (generic) plan cannot know whether q
+ * matches ten rows or a million, and took 70 ms where the pattern's own plan took 20.
+ */
+const planFor = (where: Where): QueryOptions | undefined => (where.search ? { prepared: false } : undefined);
+
+/**
+ * When `q` is given and no `sort` is, best matches first (product-search.ts): the rank of a row whose
+ * lower-cased title is `lowered`. Appends q itself to `params`, which must hold the where clause's first.
+ */
+function relevance(query: ProductListQuery, params: unknown[], lowered: string): string | undefined {
+  if (query.q === undefined || query.sort !== undefined) return undefined;
+  params.push(query.q);
+  return relevanceRank(lowered, `$${params.length}`);
+}
+
+/**
+ * A page of a search and its total from one pass over the matches: the trigram indexes give them,
+ * they are kept (materialised), counted and ordered, and only the page's rows are formatted. Two
+ * statements (page, then count(*)) read every match twice, and formatting all of them before the
+ * sort cost a third more. `rank` (over the column `lowered`) replaces `sort` when given.
+ */
+function searchPageSql(where: Where, sort: Sort, rank: string | undefined, paging: string): string {
+  // Inside, the matches stand in for the table, so the ORDER_BY expressions (products.price...) apply.
+  const page = rank === undefined
+    ? `SELECT id FROM matches AS products ORDER BY ${ORDER_BY[sort]}${paging}`
+    : `SELECT id, ${rank} AS rank FROM matches ORDER BY rank, id${paging}`;
+  return `WITH matches AS MATERIALIZED (SELECT id, title, price, created_at${rank === undefined ? '' : ', lower(title) AS lowered'} FROM products ${where.sql}),
+      page AS (${page})
+    SELECT ${PRODUCT_COLUMNS}, (SELECT count(*) FROM matches)::int AS total
+      FROM page JOIN products USING (id) ORDER BY ${rank === undefined ? ORDER_BY[sort] : 'page.rank, id'}`;
 }
 
 /**
@@ -195,9 +233,9 @@ const API_RUN: RunRef = { id: null, source: null, kind: 'api' };
 export function createProductStore(db: Database, options: { recorder?: ChangeRecorder } = {}): ProductStore {
   const recorder = options.recorder;
   /** Products matching a filter: the running total when there is none, else count(*). */
-  const countMatching = async (where: { sql: string; params: unknown[] }): Promise<number> => {
+  const countMatching = async (where: Where): Promise<number> => {
     const sql = where.sql === '' ? `SELECT ${TOTAL_ALL} AS total` : `SELECT count(*)::int AS total FROM products ${where.sql}`;
-    const [row] = await db.query<{ total: number }>(sql, where.params);
+    const [row] = await db.query<{ total: number }>(sql, where.params, planFor(where));
     return row?.total ?? 0;
   };
 
@@ -205,6 +243,7 @@ export function createProductStore(db: Database, options: { recorder?: ChangeRec
     async list(query) {
       const where = whereClause(query);
       const params = [...where.params];
+      const rank = relevance(query, params, 'lowered');
       let paging = '';
       if (query.limit !== undefined) {
         params.push(query.limit);
@@ -214,12 +253,16 @@ export function createProductStore(db: Database, options: { recorder?: ChangeRec
         params.push(query.offset);
         paging += ` OFFSET $${params.length}`;
       }
-      const order = ORDER_BY[query.sort ?? 'id'];
-      // An unfiltered page reads the running total in the same statement (and so the same snapshot).
-      const withTotal = where.sql === '' && query.limit !== undefined;
+      const sort = query.sort ?? 'id';
+      // An unfiltered page reads the running total in the same statement (and so the same snapshot);
+      // a search counts its matches in the same pass that finds them.
+      const withTotal = where.search || (where.sql === '' && query.limit !== undefined);
       const rows = await db.query<Product & { total?: number }>(
-        `SELECT ${PRODUCT_COLUMNS}${withTotal ? `, ${TOTAL_ALL} AS total` : ''} FROM products ${where.sql} ORDER BY ${order}${paging}`,
+        where.search
+          ? searchPageSql(where, sort, rank, paging)
+          : `SELECT ${PRODUCT_COLUMNS}${withTotal ? `, ${TOTAL_ALL} AS total` : ''} FROM products ${where.sql} ORDER BY ${ORDER_BY[sort]}${paging}`,
         params,
+        planFor(where),
       );
       const items: Product[] = withTotal ? rows.map(toProduct) : rows;
       const total =
@@ -230,6 +273,10 @@ export function createProductStore(db: Database, options: { recorder?: ChangeRec
     },
 
     async listAll(query, batchSize) {
+      const where = whereClause(query);
+      const rankParams = [...where.params];
+      const rank = relevance(query, rankParams, 'lower(title)');
+      if (rank !== undefined) return rankedBatches(db, where, rank, rankParams, query.offset ?? 0, batchSize);
       const sort = query.sort ?? 'id';
       const { key, after, afterNull } = AFTER[sort];
       const select = `SELECT ${PRODUCT_COLUMNS}${key === undefined ? '' : `, ${key} AS sort_key`} FROM products`;
@@ -237,14 +284,13 @@ export function createProductStore(db: Database, options: { recorder?: ChangeRec
       type Row = Product & { sort_key?: string | null };
       const strip = (rows: Row[]): Product[] => (key === undefined ? rows : rows.map(toProduct));
 
-      const where = whereClause(query);
       const firstParams = [...where.params, batchSize];
       let firstSql = `${select} ${where.sql} ORDER BY ${order} LIMIT $${firstParams.length}`;
       if (query.offset) {
         firstParams.push(query.offset);
         firstSql += ` OFFSET $${firstParams.length}`;
       }
-      const firstRows = await db.query<Row>(firstSql, firstParams);
+      const firstRows = await db.query<Row>(firstSql, firstParams, planFor(where));
       const offset = query.offset ?? 0;
       if (firstRows.length < batchSize) {
         return { total: offset + firstRows.length, first: strip(firstRows), rest: undefined };
@@ -266,7 +312,7 @@ export function createProductStore(db: Database, options: { recorder?: ChangeRec
                 ? afterNull(at(last.id))
                 : after(at(sortKey), at(last.id));
           const sql = `${select} ${where.sql === '' ? 'WHERE' : `${where.sql} AND`} ${condition} ORDER BY ${order} LIMIT ${at(batchSize)}`;
-          const rows = await db.query<Row>(sql, params);
+          const rows = await db.query<Row>(sql, params, planFor(where));
           if (rows.length > 0) yield strip(rows);
           if (rows.length < batchSize) return;
           last = rows[rows.length - 1]!;
@@ -289,13 +335,13 @@ export function createProductStore(db: Database, options: { recorder?: ChangeRec
           String(input.price),
           input.description ?? null,
           input.currency ?? null,
-          input.source_url ?? null,
+          input.source_url == null ? null : redactUrl(input.source_url),
           input.list_price == null ? null : String(input.list_price),
           input.availability ?? null,
           input.sku ?? null,
           input.gtin ?? null,
           input.brand ?? null,
-          input.image_url ?? null,
+          input.image_url == null ? null : redactUrl(input.image_url),
         ],
       );
       if (recorder === undefined) return (await insert(db))[0]!;
@@ -316,7 +362,8 @@ export function createProductStore(db: Database, options: { recorder?: ChangeRec
       for (const field of UPDATABLE) {
         const value = patch[field];
         if (value === undefined) continue;
-        params.push(NUMERIC.has(field) && value !== null ? String(value) : value);
+        // Numbers go as exact decimal text; URLs never keep a password.
+        params.push(value === null ? null : NUMERIC.has(field) ? String(value) : URL_FIELDS.has(field) ? redactUrl(String(value)) : value);
         sets.push(`${field} = $${params.length}`);
         edited[field] = { source: 'api', locator: `PUT /products/${id}` };
       }
@@ -367,6 +414,41 @@ export function createProductStore(db: Database, options: { recorder?: ChangeRec
       return result;
     },
   };
+}
+
+/**
+ * An unpaged list in relevance order. A keyset cannot resume a ranking without reading every match
+ * again (each batch would cost the whole search), so the matching ids are ranked once, in one
+ * statement (4-8 bytes each in memory while the list streams), and the rows are read batch by batch
+ * by id, each batch still held to the filters. That statement also gives the total.
+ */
+async function rankedBatches(db: Queryable, where: Where, rank: string, params: unknown[], offset: number, batchSize: number): Promise<ProductBatches> {
+  const [row] = await db.query<{ ids: number[] }>(
+    `SELECT coalesce(array_agg(id ORDER BY ${rank}, id), '{}') AS ids FROM products ${where.sql}`,
+    params,
+    planFor(where),
+  );
+  const ids = row?.ids ?? [];
+  const batch = async (from: number): Promise<Product[]> => {
+    const wanted = ids.slice(from, from + batchSize);
+    const batchParams = [...where.params, wanted];
+    const rows = await db.query<Product>(
+      `SELECT ${PRODUCT_COLUMNS} FROM products ${where.sql} AND id = ANY($${batchParams.length}::int[])`,
+      batchParams,
+      planFor(where),
+    );
+    const position = new Map(wanted.map((id, i) => [id, i]));
+    return rows.sort((a, b) => position.get(a.id)! - position.get(b.id)!);
+  };
+  const first = await batch(offset);
+  async function* rest(): AsyncGenerator<Product[]> {
+    for (let from = offset + batchSize; from < ids.length; from += batchSize) {
+      const rows = await batch(from);
+      // A row deleted, or changed to match no more, since the ranking is left out.
+      if (rows.length > 0) yield rows;
+    }
+  }
+  return { total: ids.length, first, rest: offset + batchSize < ids.length ? rest() : undefined };
 }
 
 /** A changed product's tracked values before the write, and its last sighting: price, currency, list price, availability, time, run. */

@@ -1,5 +1,6 @@
 // Scrape logs as JSONB documents in the relational database (the embedded default).
 import type { Database } from '../db/database.js';
+import { redactDeep } from '../redact.js';
 import type { LogListQuery, ScrapeLog } from './log-schema.js';
 import type { LogStore } from './log-store.js';
 
@@ -18,12 +19,29 @@ export function createJsonbLogStore(db: Database): LogStore {
       await db.query('SELECT 1 FROM scrape_logs LIMIT 1');
       return 'scrape_logs table present (created by the migrations)';
     },
-    async insert(log) {
+    async insert(document) {
+      const log = redactDeep(document);
       // One INSERT: the document is either wholly there or not at all.
       await db.query(
         'INSERT INTO scrape_logs (id, started_at, status, source_url, document) VALUES ($1, $2, $3, $4, $5)',
         [log.id, log.started_at, log.status, log.source_url?.replace(UNSTORABLE, '\ufffd') ?? null, JSON.stringify(log, storable)],
       );
+    },
+    async finish(id, document) {
+      const fields = redactDeep(document);
+      await db.query(
+        `UPDATE scrape_logs SET status = COALESCE($2, status), document = document || $3::jsonb WHERE id = $1`,
+        [id, fields.status ?? null, JSON.stringify(fields, storable)],
+      );
+    },
+    async interruptRunning(startedBefore, error) {
+      const rows = await db.query(
+        `UPDATE scrape_logs SET status = 'failed',
+                document = document || jsonb_build_object('status', 'failed', 'error', $2::jsonb, 'finished_at', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
+          WHERE status = 'running' AND started_at < $1 RETURNING id`,
+        [startedBefore, JSON.stringify(error)],
+      );
+      return rows.length;
     },
     async list(query: LogListQuery) {
       const conditions: string[] = [];

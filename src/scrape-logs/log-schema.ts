@@ -33,14 +33,16 @@ export const ScrapeLog = Type.Object(
     id: Type.String({ format: 'uuid' }),
     source_url: Nullable(Type.String()),
     mode: Type.Union([Type.Literal('demo'), Type.Literal('static'), Type.Literal('dynamic')]),
-    status: Type.Union([Type.Literal('succeeded'), Type.Literal('failed'), Type.Literal('cancelled')]),
+    status: Type.Union([Type.Literal('running'), Type.Literal('succeeded'), Type.Literal('failed'), Type.Literal('cancelled')], {
+      description: 'running from the start of a run until it ends; a run whose process died is marked failed (interrupted)',
+    }),
     count: Type.Integer(),
     products: Type.Array(RawItem),
     error: Type.Optional(LogError),
     pages: Type.Integer(),
     started_at: Type.String({ format: 'date-time' }),
-    finished_at: Type.String({ format: 'date-time' }),
-    duration_ms: Type.Number(),
+    finished_at: Nullable(Type.String({ format: 'date-time', description: 'Null while running' })),
+    duration_ms: Nullable(Type.Number({ description: 'Null while running' })),
     // Written by this service's pipeline; older or foreign documents may lack them.
     renderer: Type.Optional(Type.Union([Type.Literal('http'), Type.Literal('browser')])),
     extractor: Type.Optional(Nullable(Type.String())),
@@ -63,7 +65,7 @@ export const LogListQuery = Type.Object(
   {
     limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }),
     offset: Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 0 }),
-    status: Type.Optional(Type.Union([Type.Literal('succeeded'), Type.Literal('failed'), Type.Literal('cancelled')])),
+    status: Type.Optional(Type.Union([Type.Literal('running'), Type.Literal('succeeded'), Type.Literal('failed'), Type.Literal('cancelled')])),
     source_url: Type.Optional(Type.String({ maxLength: 2048, pattern: NO_NUL })),
   },
   { additionalProperties: false },

@@ -1,5 +1,7 @@
 // Scrape logs in MongoDB through the official driver (used when MONGODB_URL is set).
 import { MongoClient, type Collection } from 'mongodb';
+import { ConnectionString } from 'mongodb-connection-string-url';
+import { redactDeep } from '../redact.js';
 import { ServiceUnavailable } from '../problems.js';
 import type { LogListQuery, ScrapeLog } from './log-schema.js';
 import type { LogStore } from './log-store.js';
@@ -36,9 +38,10 @@ export function createMongoLogStore(url: string, options: { collection?: string;
     connectTimeoutMS: timeoutMs,
     appName: 'data-aggregator',
   });
-  // The database named in the URL (default "data_aggregator").
+  // The database named in the URL (default "data_aggregator"), read by the driver's own parser:
+  // a URL with several hosts (a replica set) is not one `new URL` can read.
   const collection: Collection<LogDocument> = client
-    .db(new URL(url).pathname.slice(1) || 'data_aggregator')
+    .db(new ConnectionString(url).pathname.slice(1) || 'data_aggregator')
     .collection<LogDocument>(options.collection ?? 'scrape_logs');
 
   const filterOf = (query: LogListQuery) => {
@@ -59,10 +62,24 @@ export function createMongoLogStore(url: string, options: { collection?: string;
         ]);
         return `MongoDB indexes ensured on ${collection.collectionName}: ${created.join(', ')}`;
       }),
-    insert: ({ id, ...rest }) =>
+    insert: (document) =>
       guarded(async () => {
+        const { id, ...rest } = redactDeep(document);
         // insertOne is atomic for a single document: no half-written logs.
         await collection.insertOne({ _id: id, ...rest });
+      }),
+    finish: (id, document) =>
+      guarded(async () => {
+        const { id: _id, ...fields } = redactDeep(document);
+        await collection.updateOne({ _id: id }, { $set: fields });
+      }),
+    interruptRunning: (startedBefore, error) =>
+      guarded(async () => {
+        const result = await collection.updateMany(
+          { status: 'running', started_at: { $lt: startedBefore } },
+          { $set: { status: 'failed', error, finished_at: new Date().toISOString() } },
+        );
+        return result.modifiedCount;
       }),
     list: (query) =>
       guarded(async () => {

@@ -1,7 +1,7 @@
 // Follows a listing's "next" links over several pages, fetching numbered pages concurrently.
 import { setMaxListeners } from 'node:events';
 import type { Selectors } from './extract/types.js';
-import { extract } from './extract/index.js';
+import { extractInline, type PageExtractor } from './extract/pool.js';
 import type { ExtractionResult } from './extract/types.js';
 import type { FetchedPage } from './types.js';
 
@@ -27,6 +27,8 @@ export interface CrawlOptions {
   explain?: boolean;
   /** Told of each page kept, in order (a job's progress). */
   onPage?: (page: CrawledPage) => void;
+  /** How pages are extracted (the service's thread pool); inline by default. */
+  extract?: PageExtractor;
 }
 
 /**
@@ -46,7 +48,7 @@ export function numberedPageUrl(next: string, n: number): string | null {
  * by one. A failure of page 1 throws; a later failure ends the crawl with what was found.
  */
 export async function crawl(startUrl: string, maxPages: number, load: PageLoader, options: CrawlOptions = {}): Promise<CrawlResult> {
-  const { selectors, signal: outer, explain = false, onPage } = options;
+  const { selectors, signal: outer, explain = false, onPage, extract: extractPage = extractInline } = options;
   const controller = new AbortController();
   // Every page in flight or queued for its host listens on this signal (a few listeners each);
   // Node's warning past 10 would be noise, not a leak, so the bound is what this crawl can need.
@@ -54,10 +56,11 @@ export async function crawl(startUrl: string, maxPages: number, load: PageLoader
   const abort = () => controller.abort(outer?.reason);
   outer?.addEventListener('abort', abort, { once: true });
   try {
-    const read = async (url: string): Promise<CrawledPage> => {
-      // A loader that ignores the signal (the browser) must still not outlive an abort.
-      const page = await untilAborted(load(url, controller.signal), controller.signal);
-      return { url: page.url, ...extract(page.html, page.url, { ...(selectors === undefined ? {} : { selectors }), explain }) };
+    const read = async (url: string, signal: AbortSignal = controller.signal): Promise<CrawledPage> => {
+      // A loader that ignores the signal must still not outlive an abort.
+      const page = await untilAborted(load(url, signal), signal);
+      const extracted = await extractPage(page.html, page.url, { ...(selectors === undefined ? {} : { selectors }), explain });
+      return { url: page.url, ...extracted };
     };
     const first = await read(startUrl);
     const pages = [first];
@@ -69,18 +72,25 @@ export async function crawl(startUrl: string, maxPages: number, load: PageLoader
     if (urls.every((url) => url !== null)) {
       // Numbered pages are requested together; settle them in order, keeping each while the
       // previous page's "next" link confirms it. The first break ends this phase.
-      const pending = urls.map((url) =>
-        read(url).then(
+      // Each has its own stop: once the chain breaks, the pages past it are no longer needed.
+      const stops = urls.map(() => new AbortController());
+      const pending = urls.map((url, i) =>
+        read(url!, AbortSignal.any([controller.signal, stops[i]!.signal])).then(
           (page) => ({ page }),
           (error: unknown) => ({ error }),
         ),
       );
-      for (let i = 0; i < pending.length && next !== null && sameUrl(next, urls[i]!); i++) {
-        const result = await pending[i]!;
-        if ('error' in result) return { pages, stopped: `page ${i + 2} failed: ${(result.error as Error).message}`, complete: false };
-        pages.push(result.page);
-        onPage?.(result.page);
-        next = result.page.nextUrl;
+      let i = 0;
+      try {
+        for (; i < pending.length && next !== null && sameUrl(next, urls[i]!); i++) {
+          const result = await pending[i]!;
+          if ('error' in result) return { pages, stopped: `page ${i + 2} failed: ${(result.error as Error).message}`, complete: false };
+          pages.push(result.page);
+          onPage?.(result.page);
+          next = result.page.nextUrl;
+        }
+      } finally {
+        for (const stop of stops.slice(i)) stop.abort(new Error('not needed: the pagination ended before this page'));
       }
     }
 

@@ -2,13 +2,15 @@
 import { randomUUID } from 'node:crypto';
 import { load } from 'cheerio';
 import type { ProductStore, ScrapedProduct } from '../products/product-store.js';
-import { RunCancelled, ServiceUnavailable, ValidationFailed, toProblem } from '../problems.js';
+import { RunCancelled, ServiceUnavailable, UpstreamTimeout, ValidationFailed, toProblem } from '../problems.js';
 import type { ScrapeLog } from '../scrape-logs/log-schema.js';
 import type { LogStore } from '../scrape-logs/log-store.js';
-import { assertAllowedUrl, describeTarget, type TargetVerdict } from './address-guard.js';
+import { assertAllowedUrl, describeTarget, type TargetVerdict } from './egress/address-guard.js';
 import { crawl, type CrawledPage, type CrawlResult } from './crawl.js';
-import { canonicalUrl } from './url-key.js';
-import { createHostLimiter } from './host-limiter.js';
+import type { PageExtractor } from './extract/pool.js';
+import { canonicalUrl, productKey } from './url-key.js';
+import { redactUrl } from '../redact.js';
+import { createHostLimiter } from './egress/host-limiter.js';
 import type { ExtractedItem, Selectors } from './extract/types.js';
 import type { ScrapeExplanation, ScrapeMode, ScrapeRequest, ScrapeResult } from './scrape-schema.js';
 import type { FetchedPage, FetchTrace, PageFetcher, PageRenderer } from './types.js';
@@ -24,6 +26,10 @@ export interface ScrapeDeps {
   /** Runs at once across the service; more wait in a queue of at most `maxQueued`, then 503. */
   maxConcurrent: number;
   maxQueued: number;
+  /** The longest a whole run may take (SCRAPE_RUN_DEADLINE_MS): past it the run stops with a 504. */
+  runDeadlineMs: number;
+  /** How pages are extracted (the service's thread pool); inline when absent. */
+  extract?: PageExtractor;
   now?: () => Date;
 }
 
@@ -35,7 +41,7 @@ export interface RunOptions {
   onPage?: (page: CrawledPage) => void;
   /** The job the run belongs to, recorded in its log. */
   jobId?: string;
-  /** Told the id of the log document once it is written (also for a failed run). */
+  /** Told the id of the run's log document once it exists (when the run starts, as running). */
   onLog?: (logId: string) => void;
 }
 
@@ -78,23 +84,44 @@ function checkSelectors(request: ScrapeRequest): void {
   if (errors.length > 0) throw new ValidationFailed(errors);
 }
 
-/** A stored product's identity: its own URL, else the page it was found on plus its title. */
+/**
+ * A stored product. Its identity is its own URL, else the page it was found on plus its title, in
+ * canonical form (productKey); URLs it shows carry no password.
+ */
 export function toScrapedProduct(item: ExtractedItem, page: Pick<CrawledPage, 'url' | 'page_type'>): ScrapedProduct {
   return {
-    scrape_key: item.url ?? `${page.url}#${item.title}`,
+    scrape_key: productKey(item.url, page.url, item.title),
     title: item.title,
     price: item.price,
     currency: item.currency,
     description: item.description,
-    source_url: item.url ?? page.url,
+    source_url: redactUrl(item.url ?? page.url),
     list_price: item.list_price,
     availability: item.availability,
     sku: item.sku,
     gtin: item.gtin,
     brand: item.brand,
-    image_url: item.image_url,
-    provenance: { page_url: page.url, page_type: page.page_type, fields: item.provenance },
+    image_url: item.image_url === null ? null : redactUrl(item.image_url),
+    provenance: { page_url: redactUrl(page.url), page_type: page.page_type, fields: item.provenance },
   };
+}
+
+/**
+ * Finishes a succeeded run's log, trying a few times over a second (a store that blips). A log that
+ * still cannot be finished does not make the run fail (its products are committed): the answer says so.
+ */
+async function finishWithRetries(finish: () => Promise<void>): Promise<string | undefined> {
+  let last: unknown;
+  for (const wait of [0, 100, 300, 600]) {
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    try {
+      await finish();
+      return undefined;
+    } catch (error) {
+      last = error;
+    }
+  }
+  return `The products were stored, but the run's log could not be finished (${toProblem(last).message}); it stays "running" until marked interrupted.`;
 }
 
 /** The log keeps every raw item as extracted, with the page it came from. */
@@ -128,7 +155,7 @@ export function createScraper(deps: ScrapeDeps): Scraper {
     if (!trusted) assertAllowedUrl(sourceUrl, deps.allowPrivateNetworks);
     const load = (url: string, signal: AbortSignal, trace?: FetchTrace): Promise<FetchedPage> =>
       request.use_selenium === true
-        ? deps.renderer.render(url, { timeoutMs, trusted, ...(request.wait_for ? { waitFor: request.wait_for } : {}) })
+        ? deps.renderer.render(url, { timeoutMs, trusted, signal, ...(request.wait_for ? { waitFor: request.wait_for } : {}) })
         : deps.fetcher.fetchPage(url, { timeoutMs, trusted, signal, ...(trace ? { trace } : {}) });
     const loadPage =
       records === undefined
@@ -152,6 +179,7 @@ export function createScraper(deps: ScrapeDeps): Scraper {
       selectors: request.selectors as Selectors | undefined,
       signal: run.signal === undefined ? shutdown.signal : AbortSignal.any([shutdown.signal, run.signal]),
       ...(run.onPage ? { onPage: run.onPage } : {}),
+      ...(deps.extract ? { extract: deps.extract } : {}),
       explain: records !== undefined,
     });
   };
@@ -163,75 +191,97 @@ export function createScraper(deps: ScrapeDeps): Scraper {
     const viaBrowser = request.use_selenium === true;
     const sourceUrl = request.url ?? deps.demoSiteUrl;
     const logId = randomUUID();
-    let pages: CrawledPage[] = [];
+    /** Pages read so far: what a run that fails or times out still logs. */
+    const pages: CrawledPage[] = [];
+    const document = (): Omit<ScrapeLog, 'status' | 'count'> => ({
+      id: logId,
+      source_url: sourceUrl,
+      mode,
+      renderer: viaBrowser ? 'browser' : 'http',
+      products: rawItems(pages),
+      pages: pages.length,
+      page_urls: pages.map((p) => p.url),
+      extractor: pages[0]?.extractor ?? null,
+      page_types: pages.map((p) => p.page_type),
+      started_at: started.toISOString(),
+      finished_at: null,
+      duration_ms: null,
+      request,
+      ...(options.jobId === undefined ? {} : { job_id: options.jobId }),
+    });
+    const ending = (fields: Partial<ScrapeLog> & Pick<ScrapeLog, 'status' | 'count'>): ScrapeLog => ({
+      ...document(),
+      finished_at: now().toISOString(),
+      duration_ms: Math.round((performance.now() - startedMs) * 10) / 10,
+      ...fields,
+    });
 
-    const writeLog = async (fields: Partial<ScrapeLog> & Pick<ScrapeLog, 'status' | 'count'>) => {
-      const finished = now();
-      const log: ScrapeLog = {
-        id: logId,
-        source_url: sourceUrl,
-        mode,
-        renderer: viaBrowser ? 'browser' : 'http',
-        products: rawItems(pages),
-        pages: pages.length,
-        page_urls: pages.map((p) => p.url),
-        extractor: pages[0]?.extractor ?? null,
-        page_types: pages.map((p) => p.page_type),
-        started_at: started.toISOString(),
-        finished_at: finished.toISOString(),
-        duration_ms: Math.round((performance.now() - startedMs) * 10) / 10,
-        request,
-        ...(options.jobId === undefined ? {} : { job_id: options.jobId }),
-        ...fields,
-      };
-      await deps.logs.insert(log);
-      options.onLog?.(logId);
-      return log;
-    };
+    // The log exists from the start, as running: a process that dies mid-run leaves it to be marked
+    // interrupted (see interruptRunning), so every run has exactly one log whatever happens.
+    await deps.logs.insert({ ...document(), status: 'running', count: 0 });
+    options.onLog?.(logId);
 
+    // Every run has a total deadline, whatever its pages and timeouts add up to.
+    const deadline = AbortSignal.timeout(deps.runDeadlineMs);
+    const signal = options.signal === undefined ? deadline : AbortSignal.any([options.signal, deadline]);
+    const overDeadline = () =>
+      new UpstreamTimeout(
+        `The run did not finish within its deadline of ${deps.runDeadlineMs / 1000} s (SCRAPE_RUN_DEADLINE_MS); ` +
+          `nothing was stored, and the ${pages.length} page(s) read are in the log.`,
+      );
+    let stored: Awaited<ReturnType<ProductStore['upsertScraped']>>;
+    let crawled: CrawlResult;
     try {
-      const crawled = await crawlPages(request, undefined, options);
-      pages = crawled.pages;
+      crawled = await crawlPages(request, undefined, {
+        ...options,
+        signal,
+        onPage: (page) => {
+          pages.push(page);
+          options.onPage?.(page);
+        },
+      });
+      if (deadline.aborted) throw overDeadline();
       const items = pages.flatMap((page) => page.items.map((item) => toScrapedProduct(item, page)));
       // A run that read its source's pagination to the end also says which products the source no
       // longer lists; one cut short (max_pages, a failed page) saw only part of it.
-      const stored = await deps.products.upsertScraped(items, {
+      stored = await deps.products.upsertScraped(items, {
         run: { id: logId, source: canonicalUrl(sourceUrl) ?? sourceUrl, kind: 'scrape' },
         complete: crawled.complete,
       });
-      const log = await writeLog({
-        status: 'succeeded',
-        count: stored.products.length,
-        created: stored.created,
-        updated: stored.updated,
-        ...(crawled.stopped ? { warning: crawled.stopped } : {}),
-      });
-      return {
-        log_id: logId,
-        mode,
-        source_url: sourceUrl,
-        pages: pages.length,
-        count: stored.products.length,
-        created: stored.created,
-        updated: stored.updated,
-        duration_ms: log.duration_ms,
-        extractor: log.extractor ?? null,
-        page_type: pages[0]?.page_type ?? 'none',
-        products: stored.products,
-      };
     } catch (error) {
-      const problem = toProblem(error);
-      try {
-        await writeLog({
-          status: problem instanceof RunCancelled ? 'cancelled' : 'failed',
-          count: 0,
-          error: { type: problem.type, status: problem.status, detail: problem.message },
-        });
-      } catch {
-        // The caller needs the run's own error; an unavailable log store shows on /health.
-      }
-      throw error;
+      // The deadline, not a caller's cancel: a 504 naming it, whatever the abort looked like inside.
+      const failure = deadline.aborted && !(options.signal?.aborted ?? false) ? overDeadline() : error;
+      const problem = toProblem(failure);
+      const status = problem instanceof RunCancelled ? 'cancelled' : 'failed';
+      await deps.logs
+        .finish(logId, ending({ status, count: 0, error: { type: problem.type, status: problem.status, detail: problem.message } }))
+        .catch(() => undefined); // the caller needs the run's own error; an unavailable log store shows on /health
+      throw failure;
     }
+
+    // The products are committed: from here the run succeeded, whatever happens to its log.
+    const log = ending({
+      status: 'succeeded',
+      count: stored.products.length,
+      created: stored.created,
+      updated: stored.updated,
+      ...(crawled.stopped ? { warning: crawled.stopped } : {}),
+    });
+    const logWarning = await finishWithRetries(() => deps.logs.finish(logId, log));
+    return {
+      log_id: logId,
+      mode,
+      source_url: redactUrl(sourceUrl),
+      pages: pages.length,
+      count: stored.products.length,
+      created: stored.created,
+      updated: stored.updated,
+      duration_ms: log.duration_ms ?? 0,
+      extractor: log.extractor ?? null,
+      page_type: pages[0]?.page_type ?? 'none',
+      products: stored.products,
+      ...(logWarning === undefined ? {} : { warning: logWarning }),
+    };
   };
 
   const runExplain = async (request: ScrapeRequest): Promise<ScrapeExplanation> => {

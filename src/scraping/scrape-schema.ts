@@ -2,7 +2,7 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { Nullable } from '../http/schemas.js';
 import { Product } from '../products/product-schema.js';
-import type { TargetVerdict } from './address-guard.js';
+import type { TargetVerdict } from './egress/address-guard.js';
 import type { ExtractedItem, PageExplanation } from './extract/types.js';
 
 const Css = Type.String({ minLength: 1, maxLength: 500 });
@@ -57,6 +57,7 @@ export const ScrapeResult = Type.Object({
     description: 'What the (first) page was classified as before extracting for it',
   }),
   products: Type.Array(Product),
+  warning: Type.Optional(Type.String({ description: 'Something the caller should know although the run succeeded (e.g. its log could not be finished)' })),
 });
 export type ScrapeResult = Static<typeof ScrapeResult>;
 

@@ -67,6 +67,11 @@ export interface PageFetcher {
   fetchResource(url: string, options: FetchOptions & { types: readonly string[] }): Promise<FetchedResource>;
   /** What robots.txt of the URL's origin says beyond allow/disallow (fetched once, cached). */
   robots(url: string, options?: { trusted?: boolean }): Promise<RobotsInfo>;
+  /**
+   * Throws BlockedTarget when robots.txt disallows `url` for our user agent (and robots.txt is obeyed):
+   * the check fetchPage makes for each hop, for pages loaded another way (the browser).
+   */
+  assertRobotsAllow(url: string, options?: { trusted?: boolean; signal?: AbortSignal }): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -75,6 +80,8 @@ export interface RenderOptions {
   /** CSS selector to wait for before reading the page; otherwise waits for network idle. */
   waitFor?: string;
   trusted?: boolean;
+  /** Stops the render: its page and context close at once, and render() rejects with the signal's reason. */
+  signal?: AbortSignal;
 }
 
 /** Renders pages in a headless browser. Throws ServiceUnavailable when no browser can be started. */

@@ -4,8 +4,8 @@ import { createHash } from 'node:crypto';
 /** Query parameters that track a visit and never change the page. */
 const TRACKING = /^(?:utm_[a-z0-9_]*|gclid|gclsrc|dclid|fbclid|msclkid|yclid|mc_cid|mc_eid|_ga|_gl|_hsenc|_hsmi|igshid|ref_src|srsltid|trk|wt_mc)$/i;
 
-/** Keys past this length are cut and given a digest of the whole, so any URL fits an index. */
-const MAX_KEY_CHARS = 1000;
+/** Keys past this many bytes are cut and given a digest of the whole, so any URL fits an index. */
+const MAX_KEY_BYTES = 1000;
 
 /**
  * `url` with the scheme and host lower-cased, the default port, the fragment, tracking parameters
@@ -37,7 +37,23 @@ export function canonicalUrl(url: string): string | null {
  */
 export function urlKey(url: string): string | null {
   const canonical = canonicalUrl(url);
-  if (canonical === null || canonical.length <= MAX_KEY_CHARS) return canonical;
-  const digest = createHash('sha256').update(canonical).digest('hex');
-  return `${canonical.slice(0, MAX_KEY_CHARS - 72)}#sha256=${digest}`;
+  return canonical === null ? null : capped(canonical);
+}
+
+/**
+ * A scraped product's identity: the key of its own URL, else the key of the page it was found on and
+ * its title. Credentials never enter it (the canonical form drops them), and it always fits the index.
+ */
+export function productKey(itemUrl: string | null, pageUrl: string, title: string): string {
+  const own = itemUrl === null ? null : urlKey(itemUrl);
+  return own ?? capped(`${urlKey(pageUrl) ?? pageUrl}#${title}`);
+}
+
+/** `text` when it fits MAX_KEY_BYTES, else its start and a SHA-256 of the whole (the index takes at most ~2.7 KB). */
+function capped(text: string): string {
+  if (Buffer.byteLength(text) <= MAX_KEY_BYTES) return text;
+  const digest = createHash('sha256').update(text).digest('hex');
+  let start = text.slice(0, MAX_KEY_BYTES - 72);
+  while (Buffer.byteLength(start) > MAX_KEY_BYTES - 72) start = start.slice(0, -1);
+  return `${start}#sha256=${digest}`;
 }

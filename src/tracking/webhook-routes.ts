@@ -6,7 +6,7 @@ import { pageLinks } from '../http/paging.js';
 import { problemResponses } from '../http/schemas.js';
 import type { JobQueue } from '../jobs/job-queue.js';
 import { HttpProblem, NotFound } from '../problems.js';
-import { assertPublicUrl } from '../scraping/address-guard.js';
+import { assertPublicUrl } from '../scraping/egress/address-guard.js';
 import { canonicalUrl } from '../scraping/url-key.js';
 import { Delivery, DeliveryPath, PageQuery, Redelivery, Webhook, WebhookCreate, WebhookDeleted, WebhookId, WebhookPatch, WebhookWithSecret } from './tracking-schema.js';
 import type { WebhookFilter, WebhookStore } from './webhook-store.js';

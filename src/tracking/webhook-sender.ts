@@ -3,8 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { Webhook as Signer } from 'standardwebhooks';
 import { request, type Dispatcher } from 'undici';
 import type { Database } from '../db/database.js';
+import { basicAuthorization, redactUrlsIn, withoutCredentials } from '../redact.js';
 import type { JobQueue, QueuedDelivery } from '../jobs/job-queue.js';
-import { assertAllowedUrl, createGuardedAgent } from '../scraping/address-guard.js';
+import { assertAllowedUrl, createGuardedAgent } from '../scraping/egress/address-guard.js';
 import type { StoredEvent } from './tracking-store.js';
 import type { WebhookStore } from './webhook-store.js';
 
@@ -49,11 +50,13 @@ export function createWebhookSender(deps: WebhookSenderDeps): WebhookSender {
   /** One POST; the answer's status, or why there was none. Never throws. */
   const post = async (url: string, body: string, headers: Record<string, string>): Promise<{ status: number | null; error: string | null }> => {
     try {
-      assertAllowedUrl(url, deps.allowPrivateNetworks);
-      const response = await request(url, {
+      const target = assertAllowedUrl(url, deps.allowPrivateNetworks);
+      // A user and password in the URL are sent as HTTP basic auth, as a browser would.
+      const authorization = basicAuthorization(target);
+      const response = await request(withoutCredentials(target), {
         method: 'POST',
         body,
-        headers,
+        headers: authorization === undefined ? headers : { ...headers, authorization },
         dispatcher: agent,
         signal: AbortSignal.timeout(timeoutMs),
         headersTimeout: timeoutMs,
@@ -65,7 +68,7 @@ export function createWebhookSender(deps: WebhookSenderDeps): WebhookSender {
         : { status: response.statusCode, error: `the endpoint answered HTTP ${response.statusCode}` };
     } catch (error) {
       const name = (error as { name?: string }).name;
-      return { status: null, error: name === 'TimeoutError' || name === 'AbortError' ? `no answer within ${timeoutMs} ms` : (error as Error).message };
+      return { status: null, error: name === 'TimeoutError' || name === 'AbortError' ? `no answer within ${timeoutMs} ms` : redactUrlsIn((error as Error).message) };
     }
   };
 
@@ -88,7 +91,7 @@ export function createWebhookSender(deps: WebhookSenderDeps): WebhookSender {
         'webhook-signature': new Signer(webhook.secret).sign(messageId, sentAt, payload),
       };
       const started = performance.now();
-      const outcome = await post(webhook.url, payload, headers);
+      const outcome = await post((await deps.webhooks.deliveryUrl(webhook.id)) ?? webhook.url, payload, headers);
       const durationMs = Math.round((performance.now() - started) * 10) / 10;
       const failed = outcome.error !== null;
       const nextDelay = failed ? deps.retryDelaysMs[delivery.attempt - 1] : undefined;

@@ -1,5 +1,6 @@
 // Webhook subscriptions and the record of every delivery attempt, in the relational database.
 import type { Database, Queryable } from '../db/database.js';
+import { redactUrl } from '../redact.js';
 
 export interface WebhookFilter {
   /** Only events of these products. */
@@ -42,6 +43,8 @@ export interface WebhookStore {
   list(query: { limit: number; offset: number }): Promise<{ items: Webhook[]; total: number }>;
   update(id: string, fields: { url?: string; events?: string[]; secret?: string; filter?: WebhookFilter | null; enabled?: boolean }): Promise<Webhook | undefined>;
   delete(id: string): Promise<boolean>;
+  /** Where deliveries go: the URL as given, a password in it included (Webhook.url shows it masked). */
+  deliveryUrl(id: string): Promise<string | undefined>;
   /** Enabled webhooks listening for any of `types`, inside `tx` (the events' own transaction). */
   listening(types: readonly string[], tx: Queryable): Promise<Array<Pick<Webhook, 'id' | 'events' | 'filter'>>>;
   disable(id: string, reason: string): Promise<void>;
@@ -49,6 +52,9 @@ export interface WebhookStore {
   deliveries(webhookId: string, query: { limit: number; offset: number }): Promise<{ items: Delivery[]; total: number }>;
   delivery(webhookId: string, deliveryId: string): Promise<Delivery | undefined>;
 }
+
+/** The URL as given when it holds a password (kept apart, never served), else null. */
+const privateUrl = (url: string): string | null => (redactUrl(url) === url ? null : url);
 
 const isoTime = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 const COLUMNS = `id, url, events, filter, enabled, disabled_reason, ${isoTime('created_at')} AS created_at, ${isoTime('updated_at')} AS updated_at`;
@@ -70,8 +76,8 @@ export function createWebhookStore(db: Database): WebhookStore {
   return {
     async create(id, f) {
       const rows = await db.query<Webhook>(
-        `INSERT INTO webhooks (id, url, events, secret, filter) VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`,
-        [id, f.url, f.events, f.secret, f.filter === null ? null : JSON.stringify(f.filter)],
+        `INSERT INTO webhooks (id, url, url_private, events, secret, filter) VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`,
+        [id, redactUrl(f.url), privateUrl(f.url), f.events, f.secret, f.filter === null ? null : JSON.stringify(f.filter)],
       );
       return toWebhook(rows[0]!);
     },
@@ -96,7 +102,10 @@ export function createWebhookStore(db: Database): WebhookStore {
         params.push(value);
         sets.push(`${column} = $${params.length}`);
       };
-      if (f.url !== undefined) set('url', f.url);
+      if (f.url !== undefined) {
+        set('url', redactUrl(f.url));
+        set('url_private', privateUrl(f.url));
+      }
       if (f.events !== undefined) set('events', f.events);
       if (f.secret !== undefined) set('secret', f.secret);
       if (f.filter !== undefined) set('filter', f.filter === null ? null : JSON.stringify(f.filter));
@@ -109,6 +118,11 @@ export function createWebhookStore(db: Database): WebhookStore {
         params,
       );
       return rows[0] === undefined ? undefined : toWebhook(rows[0]);
+    },
+
+    async deliveryUrl(id) {
+      const [row] = await db.query<{ url: string }>('SELECT COALESCE(url_private, url) AS url FROM webhooks WHERE id = $1', [id]);
+      return row?.url;
     },
 
     async delete(id) {

@@ -6,8 +6,8 @@ import pg from 'pg';
 import { createPostgresDatabase, type PostgresDatabase, type PostgresOptions } from '../../src/db/database.js';
 import { migrate } from '../../src/db/migrate.js';
 import type { App } from '../../src/http/base-app.js';
-import { findPostgresBin, startThrowawayPostgres, type ThrowawayPostgres } from '../fixtures/throwaway-postgres.js';
-import { mainAppOn } from '../helpers.js';
+import { startThrowawayPostgres, type ThrowawayPostgres } from '../fixtures/throwaway-postgres.js';
+import { mainAppOn, noPostgresBinaries } from '../helpers.js';
 
 const WRITERS = 4;
 /** Hard cap on each test's load, whatever happens to the scenario driving it. */
@@ -199,11 +199,9 @@ async function assertOutcomes(outcomes: Outcome[], db: PostgresDatabase, server:
   );
 }
 
-describe('PostgreSQL restarts and outages', () => {
+describe('PostgreSQL restarts and outages', { skip: noPostgresBinaries }, () => {
   let server: ThrowawayPostgres;
   before(async () => {
-    const found = findPostgresBin();
-    if ('missing' in found) assert.fail(`${found.missing}: these tests run their own throwaway server and need them`);
     server = await startThrowawayPostgres();
   });
   after(async () => {

@@ -4,7 +4,8 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site.js';
-import { findPostgresBin, startThrowawayPostgres } from '../fixtures/throwaway-postgres.js';
+import { noPostgresBinaries } from '../helpers.js';
+import { startThrowawayPostgres } from '../fixtures/throwaway-postgres.js';
 import { MAIN_SERVER, TSX, freePort, startMainProcess, startWorkerProcess, type ServiceProcess, type WorkerProcess } from '../process-helpers.js';
 import { spawn } from 'node:child_process';
 
@@ -201,7 +202,7 @@ describe('workers: several processes on one PostgreSQL', { skip }, () => {
   });
 });
 
-describe('a database that starts after the services', { skip: 'missing' in findPostgresBin() ? (findPostgresBin() as { missing: string }).missing : false }, () => {
+describe('a database that starts after the services', { skip: noPostgresBinaries }, () => {
   test('the API and a worker stay up, answer /health 503 naming the database, and become healthy when it answers', async (t) => {
     const server = await startThrowawayPostgres();
     t.after(() => server.remove());

@@ -174,4 +174,20 @@ describe('the embedded database directory', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  test('a stale lock naming our own pid (a container restart) or a reused pid does not block start-up', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pglite-'));
+    try {
+      // An earlier process with the pid this one now has (normal after a container restart).
+      writeFileSync(join(dir, 'pglite.lock'), `${process.pid} 1`);
+      const first = await createPgliteDatabase(dir);
+      await first.close();
+      // A live pid, but the process behind it started at another time than the lock's owner: reused.
+      writeFileSync(join(dir, 'pglite.lock'), `${process.ppid} 1`);
+      const second = await createPgliteDatabase(dir);
+      await second.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -17,7 +17,7 @@ describe('main service protection', () => {
     await db.close();
   });
 
-  test('with API_KEY set, writes need the key (Bearer or X-API-Key) and reads stay open', async () => {
+  test('with API_KEY set, writes need the key (Bearer or X-API-Key) and product reads stay open', async () => {
     const app = await mainAppOn(db, later, { API_KEY: 's3cret-key' });
     const create = { method: 'POST' as const, url: '/products', payload: { title: 'Keyed', price: 1 } };
     const none = await app.inject(create);
@@ -39,11 +39,51 @@ describe('main service protection', () => {
     }
     assert.equal((await app.inject({ url: '/products' })).statusCode, 200);
     assert.equal((await app.inject({ url: `/products/${id}` })).statusCode, 200);
-    assert.equal((await app.inject({ url: '/scrape-logs' })).statusCode, 200);
     const spec = (await app.inject({ url: '/openapi.json' })).json();
     assert.ok(spec.components.securitySchemes.bearer, '/docs offers Authorize');
     assert.deepEqual(spec.paths['/products'].post.security, [{ bearer: [] }, { apiKey: [] }]);
     assert.equal(spec.paths['/products'].get.security, undefined);
+  });
+
+  test('with API_KEY set, reads that expose operations need it too: scrape logs, metrics, jobs, schedules, webhooks', async () => {
+    const app = await mainAppOn(db, later, { API_KEY: 's3cret-key' });
+    const key = { 'x-api-key': 's3cret-key' };
+    for (const url of ['/scrape-logs', '/scrape-logs/00000000-0000-4000-8000-000000000000', '/metrics', '/jobs', '/schedules', '/webhooks']) {
+      const without = await app.inject({ url });
+      assert.equal(without.statusCode, 401, url);
+      assert.match(without.json().detail, /API key/);
+      assert.notEqual((await app.inject({ url, headers: key })).statusCode, 401, `${url} with the key`);
+    }
+    // Open whatever the key: health, the API's description, the dashboard, and the products' data.
+    for (const url of ['/', '/health', '/openapi.json', '/docs', '/ui', '/ui/products', '/ui/assets/app.js', '/products', '/events']) {
+      assert.notEqual((await app.inject({ url })).statusCode, 401, url);
+    }
+    const spec = (await app.inject({ url: '/openapi.json' })).json();
+    assert.deepEqual(spec.paths['/scrape-logs'].get.security, [{ bearer: [] }, { apiKey: [] }]);
+  });
+
+  test('API_KEY_READS=true: every read needs the key except health, docs and the dashboard\'s files', async () => {
+    const app = await mainAppOn(db, later, { API_KEY: 's3cret-key', API_KEY_READS: 'true' });
+    for (const url of ['/products', '/products/1', '/events', '/products/1/history', '/external/posts']) {
+      assert.equal((await app.inject({ url })).statusCode, 401, url);
+    }
+    assert.equal((await app.inject({ url: '/products', headers: { authorization: 'Bearer s3cret-key' } })).statusCode, 200);
+    for (const url of ['/', '/health', '/openapi.json', '/ui/products']) assert.notEqual((await app.inject({ url })).statusCode, 401, url);
+    // A CORS preflight carries no credentials and is not refused for lacking them.
+    assert.notEqual((await app.inject({ method: 'OPTIONS', url: '/products' })).statusCode, 401);
+  });
+
+  test('TRUST_PROXY: behind a trusted proxy each client (X-Forwarded-For) has its own rate-limit bucket; untrusted, the header is ignored', async () => {
+    const limited = (extra: Record<string, string>) => mainAppOn(db, later, { RATE_LIMIT_WRITES_PER_MINUTE: '1', ...extra });
+    const write = (app: Awaited<ReturnType<typeof limited>>, client: string) =>
+      app.inject({ method: 'POST', url: '/products', payload: { title: 'p', price: 1 }, remoteAddress: '10.0.0.2', headers: { 'x-forwarded-for': client } });
+    const trusting = await limited({ TRUST_PROXY: '10.0.0.2' });
+    assert.equal((await write(trusting, '203.0.113.7')).statusCode, 201);
+    assert.equal((await write(trusting, '203.0.113.7')).statusCode, 429, 'the same client again');
+    assert.equal((await write(trusting, '198.51.100.9')).statusCode, 201, 'another client behind the same proxy');
+    const untrusting = await limited({});
+    assert.equal((await write(untrusting, '203.0.113.7')).statusCode, 201);
+    assert.equal((await write(untrusting, '198.51.100.9')).statusCode, 429, 'without TRUST_PROXY everyone behind the proxy is one client');
   });
 
   test('without API_KEY nothing asks for one', async () => {

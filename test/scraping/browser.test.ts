@@ -1,227 +1,15 @@
 // The headless-browser renderer against a local site: scripts run, requests are guarded, failures map to problems.
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { BadRequest, BlockedTarget, HttpProblem, ServiceUnavailable, UpstreamFailed, UpstreamTimeout } from '../../src/problems.js';
-import { createGuardedLookup } from '../../src/scraping/address-guard.js';
-import { createBrowserRenderer, findChromium, type BrowserRenderer } from '../../src/scraping/browser.js';
+import { loadConfig } from '../../src/config.js';
+import { BadRequest, BlockedTarget, HttpProblem, RunCancelled, ServiceUnavailable, UpstreamFailed, UpstreamTimeout } from '../../src/problems.js';
+import { createGuardedLookup } from '../../src/scraping/egress/address-guard.js';
+import { createBrowserRenderer, findChromium, type BrowserRenderer } from '../../src/scraping/browser/index.js';
+import { createSafeFetcher } from '../../src/scraping/egress/safe-fetch.js';
+import type { PageFetcher } from '../../src/scraping/types.js';
+import { executablePath, freePort, noChromium, html, isProblem, send, startSite, USER_AGENT, whileFrozen, type Site } from './browser-site.js';
 
-// These tests need a real Chromium (CI installs Debian's); without one they fail rather than skip.
-const executablePath = findChromium(process.env.CHROMIUM_PATH, process.env.PATH ?? '');
-const USER_AGENT = 'data-aggregator-test/1.0 (+https://example.invalid/bot)';
-
-interface Site {
-  origin: string;
-  /** Requests per path (query string dropped). */
-  hits: Map<string, number>;
-  /** Connections the "forbidden" server accepted: must stay 0. */
-  forbiddenConnections(): number;
-  forbiddenOrigin: string;
-  lastUserAgent: string | undefined;
-  /** The Cookie header of each request to /state. */
-  cookiesSeen: string[];
-  close(): Promise<void>;
-}
-
-function html(body: string, head = ''): string {
-  return `<!doctype html><html><head><meta charset="utf-8"><title>t</title>${head}</head><body>${body}</body></html>`;
-}
-
-/**
- * Runs `work` with the browser process stopped (SIGSTOP: contexts can neither open nor close) and
- * returns how long it took. SIGKILL works on a stopped process, but one the renderer did not kill is
- * never left stopped behind.
- */
-async function whileFrozen(pid: number, work: () => Promise<unknown>): Promise<number> {
-  process.kill(pid, 'SIGSTOP');
-  const started = Date.now();
-  try {
-    await work();
-  } finally {
-    try {
-      process.kill(pid, 'SIGCONT');
-    } catch {
-      // Already gone: the renderer killed it, as it should.
-    }
-  }
-  return Date.now() - started;
-}
-
-async function listen(server: http.Server): Promise<number> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return (server.address() as AddressInfo).port;
-}
-
-async function startSite(): Promise<Site> {
-  const hits = new Map<string, number>();
-  const held = new Set<http.ServerResponse>();
-  let forbiddenConnections = 0;
-  let lastUserAgent: string | undefined;
-  const cookiesSeen: string[] = [];
-
-  // A second server standing in for an internal address the guard refuses: nothing may reach it.
-  const forbidden = http.createServer((_req, res) => res.end('internal secrets'));
-  forbidden.on('connection', () => {
-    forbiddenConnections += 1;
-  });
-  const forbiddenPort = await listen(forbidden);
-  const forbiddenOrigin = `http://127.0.0.1:${forbiddenPort}`;
-
-  const pages: Record<string, (req: http.IncomingMessage, res: http.ServerResponse) => void> = {
-    '/dynamic': (_req, res) =>
-      send(
-        res,
-        html(
-          '<main id="list"></main>',
-          `<script>setTimeout(() => {
-            const list = document.getElementById('list');
-            for (const [name, price] of [['Red kettle', '£19.99'], ['Blue mug', '£4.50'], ['Tea tin', '£7.25']]) {
-              const card = document.createElement('div');
-              card.className = 'product-card';
-              card.innerHTML = '<h2>' + name + '</h2><span class="price">' + price + '</span>';
-              list.append(card);
-            }
-          }, 300);</script>`,
-        ),
-      ),
-    '/late': (_req, res) =>
-      send(res, html('<p>wait</p>', `<script>setTimeout(() => { const e = document.createElement('section'); e.id = 'late'; e.textContent = 'arrived'; document.body.append(e); }, 500);</script>`)),
-    // Moves on to /late before the selector the caller waits for exists anywhere.
-    '/moves-on': (_req, res) => send(res, html('<p>leaving</p>', `<script>setTimeout(() => { location.href = '/late'; }, 100);</script>`)),
-    '/guarded': (_req, res) =>
-      send(
-        res,
-        html(
-          `<img src="/pixel.png" alt=""><iframe src="/blocked-frame"></iframe><div id="out"></div>
-           <script>
-             fetch('/secret').then((r) => r.text()).then((t) => { document.getElementById('out').textContent += 'secret:' + t; }, () => { document.getElementById('out').textContent += 'secret-blocked '; });
-             fetch('/allowed-data').then((r) => r.text()).then((t) => { document.getElementById('out').textContent += 'data:' + t + ' '; });
-           </script>`,
-          '<style>body { font-family: "Nope"; } @font-face { font-family: "Nope"; src: url(/font.woff2); }</style>',
-        ),
-      ),
-    '/allowed-data': (_req, res) => send(res, 'ok-data', 'text/plain'),
-    '/secret': (_req, res) => send(res, 'TOP SECRET', 'text/plain'),
-    '/blocked-frame': (_req, res) => send(res, html('frame')),
-    '/pixel.png': (_req, res) => send(res, 'not really a png', 'image/png'),
-    '/font.woff2': (_req, res) => send(res, 'not really a font', 'font/woff2'),
-    '/redirect-forbidden': (_req, res) => {
-      res.writeHead(302, { location: `${forbiddenOrigin}/admin` }).end();
-    },
-    '/redirect-twice': (_req, res) => {
-      res.writeHead(302, { location: '/redirect-forbidden' }).end();
-    },
-    '/redirect-ok': (_req, res) => {
-      res.writeHead(301, { location: '/dynamic' }).end();
-    },
-    '/sneaky': (_req, res) =>
-      send(
-        res,
-        html(
-          `<iframe src="/redirect-forbidden"></iframe><div id="out"></div>
-           <script>
-             fetch('/redirect-forbidden').catch(() => {});
-             fetch('${forbiddenOrigin}/direct', { mode: 'no-cors' }).catch(() => {});
-             try { new WebSocket('ws://127.0.0.1:${forbiddenPort}/socket'); } catch {}
-             document.getElementById('out').textContent = 'rendered';
-           </script>`,
-        ),
-      ),
-    '/by-name': (_req, res) =>
-      send(
-        res,
-        html(
-          `<div id="out"></div>
-           <script>
-             fetch('http://localhost:${forbiddenPort}/direct', { mode: 'no-cors' }).catch(() => {});
-             try { new WebSocket('ws://localhost:${forbiddenPort}/socket'); } catch {}
-             document.getElementById('out').textContent = 'rendered';
-           </script>`,
-        ),
-      ),
-    '/late-escape': (_req, res) =>
-      send(res, html('<p>harmless at first</p>', `<script>setTimeout(() => { location.href = '/redirect-forbidden'; }, 100);</script>`)),
-    '/missing': (_req, res) => send(res, html('gone'), 'text/html', 404),
-    '/report.pdf': (_req, res) => send(res, '%PDF-1.4 not really', 'application/pdf'),
-    '/photo': (_req, res) => send(res, 'not really a png', 'image/png'),
-    '/hang': (_req, res) => {
-      // Headers never come: the browser waits until our deadline.
-      held.add(res);
-    },
-    '/spin': (_req, res) =>
-      send(res, html('<p>spinning</p>', `<script>document.addEventListener('DOMContentLoaded', () => setTimeout(() => { for (;;) {} }, 0));</script>`)),
-    '/slow': (_req, res) => {
-      setTimeout(() => send(res, html('<p>slow</p>')), 200);
-    },
-    // What a page leaves behind (a cookie, localStorage) must not reach the next render.
-    '/state': (req, res) => {
-      cookiesSeen.push(req.headers.cookie ?? '');
-      send(
-        res,
-        html(
-          `<main></main><script>
-            const seen = 'cookie=' + document.cookie + ';storage=' + (localStorage.getItem('k') ?? '');
-            document.cookie = 'k=1; max-age=3600; path=/';
-            localStorage.setItem('k', '1');
-            document.querySelector('main').insertAdjacentHTML('beforeend', '<p id="state">' + seen + '</p>');
-          </script>`,
-        ),
-      );
-    },
-    '/plain': (req, res) => {
-      lastUserAgent = req.headers['user-agent'];
-      send(res, html(`<h1>${new URL(req.url ?? '/', 'http://x').searchParams.get('n') ?? ''}</h1>`));
-    },
-  };
-
-  const server = http.createServer((req, res) => {
-    const pathname = new URL(req.url ?? '/', 'http://x').pathname;
-    hits.set(pathname, (hits.get(pathname) ?? 0) + 1);
-    const handler = pages[pathname];
-    if (handler === undefined) send(res, html('no such page'), 'text/html', 404);
-    else handler(req, res);
-  });
-  const port = await listen(server);
-
-  return {
-    origin: `http://127.0.0.1:${port}`,
-    hits,
-    forbiddenConnections: () => forbiddenConnections,
-    forbiddenOrigin,
-    cookiesSeen,
-    get lastUserAgent() {
-      return lastUserAgent;
-    },
-    async close() {
-      for (const res of held) res.destroy();
-      server.closeAllConnections();
-      forbidden.closeAllConnections();
-      await Promise.all([new Promise((r) => server.close(r)), new Promise((r) => forbidden.close(r))]);
-    },
-  };
-}
-
-function send(res: http.ServerResponse, body: string, type = 'text/html; charset=utf-8', status = 200): void {
-  res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body) }).end(body);
-}
-
-function isProblem(type: new (...args: never[]) => Error, pattern?: RegExp) {
-  return (error: unknown): boolean => {
-    assert.ok(error instanceof type, `expected ${type.name}, got ${String(error)}`);
-    if (pattern !== undefined) assert.match(error.message, pattern);
-    return true;
-  };
-}
-
-async function freePort(): Promise<number> {
-  const server = http.createServer();
-  const port = await listen(server);
-  await new Promise((r) => server.close(r));
-  return port;
-}
-
-describe('browser renderer', () => {
+describe('browser renderer', { skip: noChromium }, () => {
   let site: Site;
   let renderer: BrowserRenderer;
   const guardCalls: string[] = [];
@@ -536,7 +324,7 @@ describe('browser renderer', () => {
   });
 });
 
-describe('browser renderer connect-time address check', () => {
+describe('browser renderer connect-time address check', { skip: noChromium }, () => {
   let site: Site;
   // The URL-level guard says yes to everything: only the connect-time lookup stands in the way.
   const guardRequest = async (): Promise<boolean> => true;
@@ -600,6 +388,163 @@ describe('browser renderer connect-time address check', () => {
   });
 });
 
+describe('browser renderer robots.txt and size cap, as in static mode', { skip: noChromium }, () => {
+  let site: Site;
+  let renderer: BrowserRenderer;
+  let fetcher: PageFetcher;
+  const CAP = 1024 * 1024;
+  /** What /large sends at most: far past the cap, so stopping early shows in the bytes sent. */
+  const LARGE_BYTES = 40 * 1024 * 1024;
+  let largeBytesSent = 0;
+
+  before(async () => {
+    site = await startSite({
+      '/robots.txt': (_req, res) => send(res, 'User-agent: *\nDisallow: /private/\n', 'text/plain'),
+      '/private/page': (_req, res) => send(res, html('<h1>private</h1>')),
+      '/to-private': (_req, res) => {
+        res.writeHead(302, { location: '/private/page' }).end();
+      },
+      '/goes-private': (_req, res) => send(res, html('<p>public at first</p>', `<script>setTimeout(() => { location.href = '/private/page'; }, 100);</script>`)),
+      '/public': (_req, res) => send(res, html('<h1>public</h1>')),
+      '/large': (_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+        const chunk = Buffer.from(`<p>${'x'.repeat(64 * 1024 - 7)}</p>`);
+        const pump = (): void => {
+          while (!res.destroyed && largeBytesSent < LARGE_BYTES) {
+            largeBytesSent += chunk.length;
+            if (!res.write(chunk)) {
+              res.once('drain', pump);
+              return;
+            }
+          }
+          if (!res.destroyed) res.end();
+        };
+        pump();
+      },
+      // A small document whose script makes it larger than the cap.
+      '/grows': (_req, res) =>
+        send(res, html('<main></main>', `<script>setTimeout(() => { const e = document.createElement('section'); e.id = 'grown'; e.textContent = 'y'.repeat(${2 * CAP}); document.body.append(e); }, 100);</script>`)),
+    });
+    fetcher = createSafeFetcher({ ...loadConfig({}).scrape, allowPrivateNetworks: true });
+    renderer = createBrowserRenderer({
+      executablePath,
+      guardRequest: async (url) => url.startsWith(`${site.origin}/`),
+      assertRobotsAllow: (url, options) => fetcher.assertRobotsAllow(url, options),
+      maxDocumentBytes: CAP,
+      userAgent: USER_AGENT,
+    });
+  });
+
+  after(async () => {
+    await renderer.close();
+    await fetcher.close();
+    await site.close();
+  });
+
+  test('a page robots.txt disallows is a BlockedTarget naming robots.txt, before the browser starts or the page is asked for', async () => {
+    await assert.rejects(
+      renderer.render(`${site.origin}/private/page`, { timeoutMs: 10_000 }),
+      isProblem(BlockedTarget, /robots\.txt of http:\/\/127\.0\.0\.1:\d+ disallows \/private\/page/),
+    );
+    assert.equal(site.hits.get('/private/page'), undefined);
+    assert.equal(site.hits.get('/robots.txt'), 1);
+    assert.equal(renderer.launches, 0, 'the browser was not even started');
+  });
+
+  test('a page robots.txt allows renders as before', async () => {
+    const page = await renderer.render(`${site.origin}/public`, { timeoutMs: 10_000, waitFor: 'h1' });
+    assert.match(page.html, /<h1>public<\/h1>/);
+  });
+
+  test('a redirect into a disallowed path is a BlockedTarget once the browser has followed it', async () => {
+    await assert.rejects(renderer.render(`${site.origin}/to-private`, { timeoutMs: 10_000 }), isProblem(BlockedTarget, /robots\.txt .* disallows \/private\/page/));
+  });
+
+  test('a page that navigates itself into a disallowed path is a BlockedTarget, and that path is never requested', async () => {
+    const before = site.hits.get('/private/page') ?? 0;
+    await assert.rejects(renderer.render(`${site.origin}/goes-private`, { timeoutMs: 10_000 }), isProblem(BlockedTarget, /robots\.txt .* disallows \/private\/page/));
+    assert.equal(site.hits.get('/private/page') ?? 0, before);
+  });
+
+  test('a main document past the size cap is UpstreamFailed as in static mode, stopped before it has all arrived', async () => {
+    await assert.rejects(renderer.render(`${site.origin}/large`, { timeoutMs: 30_000 }), (error: unknown) => {
+      assert.ok(error instanceof UpstreamFailed, `expected UpstreamFailed, got ${String(error)}`);
+      assert.match(error.message, new RegExp(`/large is larger than ${CAP} bytes`));
+      assert.equal(error.permanent, true);
+      return true;
+    });
+    assert.ok(largeBytesSent < LARGE_BYTES, `the server sent ${largeBytesSent} of ${LARGE_BYTES} bytes`);
+    await renderer.idle();
+    assert.equal(renderer.openContexts(), 0);
+  });
+
+  test('a document its scripts grow past the cap is UpstreamFailed too', async () => {
+    await assert.rejects(
+      renderer.render(`${site.origin}/grows`, { timeoutMs: 10_000, waitFor: '#grown' }),
+      isProblem(UpstreamFailed, new RegExp(`/grows is larger than ${CAP} bytes`)),
+    );
+  });
+});
+
+describe('browser renderer abort signal', { skip: noChromium }, () => {
+  let site: Site;
+  let renderer: BrowserRenderer;
+  const guardRequest = async (url: string): Promise<boolean> => url.startsWith(`${site.origin}/`);
+
+  before(async () => {
+    site = await startSite();
+    renderer = createBrowserRenderer({ executablePath, guardRequest, userAgent: USER_AGENT });
+  });
+
+  after(async () => {
+    await renderer.close();
+    await site.close();
+  });
+
+  test('an abort stops a render at once: render() rejects with the abort reason and the context closes', async () => {
+    // Starting the browser is not what this test measures.
+    await renderer.render(`${site.origin}/plain?n=warm`, { timeoutMs: 10_000, waitFor: 'h1' });
+    const controller = new AbortController();
+    const reason = new RunCancelled();
+    const started = Date.now();
+    setTimeout(() => controller.abort(reason), 300);
+    await assert.rejects(renderer.render(`${site.origin}/hang`, { timeoutMs: 20_000, signal: controller.signal }), (error: unknown) => {
+      assert.equal(error, reason);
+      return true;
+    });
+    const elapsed = Date.now() - started;
+    assert.ok(elapsed < 5_000, `took ${elapsed} ms of a 20 s timeout`);
+    await renderer.idle();
+    assert.equal(renderer.openContexts(), 0);
+  });
+
+  test('an already aborted signal fails at once, asking nothing of the site', async () => {
+    const before = site.hits.get('/plain') ?? 0;
+    const reason = new RunCancelled();
+    await assert.rejects(renderer.render(`${site.origin}/plain?n=never`, { timeoutMs: 10_000, signal: AbortSignal.abort(reason) }), (error: unknown) => error === reason);
+    assert.equal(site.hits.get('/plain') ?? 0, before);
+  });
+
+  test('an abort while waiting for a page slot stops the wait with the abort reason', async () => {
+    const single = createBrowserRenderer({ executablePath, guardRequest, userAgent: USER_AGENT, maxConcurrentPages: 1 });
+    try {
+      const before = site.hits.get('/plain') ?? 0;
+      const holding = single.render(`${site.origin}/hang`, { timeoutMs: 5_000 });
+      holding.catch(() => undefined);
+      const controller = new AbortController();
+      const reason = new RunCancelled();
+      setTimeout(() => controller.abort(reason), 200);
+      const started = Date.now();
+      await assert.rejects(single.render(`${site.origin}/plain?n=queued`, { timeoutMs: 10_000, signal: controller.signal }), (error: unknown) => error === reason);
+      const elapsed = Date.now() - started;
+      assert.ok(elapsed < 3_000, `took ${elapsed} ms of a 10 s wait`);
+      assert.equal(site.hits.get('/plain') ?? 0, before);
+    } finally {
+      await single.close();
+    }
+  });
+});
+
 describe('browser renderer without a browser', () => {
   test('no executable found is ServiceUnavailable naming CHROMIUM_PATH, and status says so without launching', async () => {
     const renderer = createBrowserRenderer({ executablePath: undefined, guardRequest: async () => true, userAgent: USER_AGENT });
@@ -624,7 +569,7 @@ describe('browser renderer without a browser', () => {
   });
 });
 
-describe('browser renderer close()', () => {
+describe('browser renderer close()', { skip: noChromium }, () => {
   test('close() twice is fine, and renders after close are refused with ServiceUnavailable', async () => {
     const site = await startSite();
     const renderer = createBrowserRenderer({ executablePath, guardRequest: async () => true, userAgent: USER_AGENT });

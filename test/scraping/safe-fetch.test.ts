@@ -5,10 +5,10 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test, type TestContext } from 'node:test';
 import { BlockedTarget, UpstreamFailed, UpstreamTimeout } from '../../src/problems.js';
-import { isBlockedAddress } from '../../src/scraping/address-guard.js';
-import { createHostLimiter } from '../../src/scraping/host-limiter.js';
-import { createSafeFetcher, type SafeFetcherOptions, type SafeFetchSettings } from '../../src/scraping/safe-fetch.js';
-import type { PageFetcher } from '../../src/scraping/types.js';
+import { isBlockedAddress } from '../../src/scraping/egress/address-guard.js';
+import { createHostLimiter } from '../../src/scraping/egress/host-limiter.js';
+import { createSafeFetcher, type SafeFetcherOptions, type SafeFetchSettings } from '../../src/scraping/egress/safe-fetch.js';
+import type { FetchTrace, PageFetcher } from '../../src/scraping/types.js';
 import { startFixtureSite, type FixtureSite, type FixtureSiteOptions } from '../fixtures/site.js';
 
 const SETTINGS: SafeFetchSettings = {
@@ -155,6 +155,20 @@ test('gzip bodies are decoded, and the size cap counts decoded bytes', async (t)
   await assert.rejects(fetcher.fetchPage(`${site.url}gzip-bomb`), /larger than 1048576 bytes/);
 });
 
+test('layered codings (gzip, then br) are decoded in turn; a coding nobody knows is refused by name', async (t) => {
+  const { site, fetcher } = await setup(t);
+  assert.match((await fetcher.fetchPage(`${site.url}gzip-then-br`)).html, /two codings/);
+  await assert.rejects(fetcher.fetchPage(`${site.url}unknown-coding`), /unsupported content encoding "x-fancy"/);
+});
+
+test('an XHTML page naming its encoding only in the XML declaration is decoded by it', async (t) => {
+  const { site, fetcher } = await setup(t);
+  const trace: FetchTrace = { hops: [], robots: [] };
+  const page = await fetcher.fetchPage(`${site.url}latin1-xhtml`, { trace });
+  assert.match(page.html, /Café crème/);
+  assert.equal(trace.charset, 'windows-1252 (XML declaration)');
+});
+
 test('binary, JSON and image responses are refused as not HTML', async (t) => {
   const { site, fetcher } = await setup(t);
   for (const path of ['binary', 'json', 'image.png', 'no-content-type-binary']) {
@@ -276,26 +290,51 @@ test('robots.txt is fetched once per origin for many pages, also concurrently', 
 });
 
 test('robots.txt is fetched again once its cache entry expires', async (t) => {
-  let clock = 0;
+  // A clock like performance.now(): some time after its origin.
+  let clock = 5_000;
   const { site, fetcher } = await setup(t, {}, { now: () => clock, robotsTtlMs: 1_000 });
   await fetcher.fetchPage(`${site.url}echo-headers`);
-  clock = 900;
+  clock += 900;
   await fetcher.fetchPage(`${site.url}echo-headers`);
   assert.equal(site.hits.get('/robots.txt'), 1);
-  clock = 1_500;
+  clock += 600;
   await fetcher.fetchPage(`${site.url}echo-headers`);
   assert.equal(site.hits.get('/robots.txt'), 2);
 });
 
-test('robots.txt answering 404 allows everything; 500 allows everything and is logged', async (t) => {
+test('robots.txt answering 404 allows everything (RFC 9309 2.3.1.3)', async (t) => {
   const missing = await setup(t, {}, {}, { robots: { status: 404 } });
   assert.match((await missing.fetcher.fetchPage(`${missing.site.url}private/page.html`)).html, /Private/);
+});
 
+test('robots.txt answering 5xx or not at all disallows the whole site for a minute, then is asked again (RFC 9309 2.3.1.4)', async (t) => {
   const warnings: string[] = [];
-  const broken = await setup(t, {}, { logger: { warn: (_details, message) => warnings.push(message) } }, { robots: { status: 500 } });
-  assert.match((await broken.fetcher.fetchPage(`${broken.site.url}private/page.html`)).html, /Private/);
+  let clock = 5_000;
+  const broken = await setup(t, {}, { now: () => clock, logger: { warn: (_details, message) => warnings.push(message) } }, { robots: { status: 503 } });
+  await assert.rejects(broken.fetcher.fetchPage(`${broken.site.url}echo-headers`), (error: unknown) => {
+    assert.ok(error instanceof UpstreamFailed, String(error));
+    assert.equal(error.retryable, true, 'a job tries again later');
+    assert.match(error.message, /robots\.txt of .* could not be read \(HTTP 503\).*RFC 9309/);
+    return true;
+  });
+  assert.equal(broken.site.hits.get('/echo-headers'), undefined, 'no page was fetched');
+  await assert.rejects(broken.fetcher.fetchPage(`${broken.site.url}pages/microdata.html`), UpstreamFailed);
+  assert.equal(broken.site.hits.get('/robots.txt'), 1, 'the failure is remembered');
   assert.equal(warnings.length, 1);
-  assert.match(warnings[0] ?? '', /robots\.txt/);
+  clock += 61_000;
+  await assert.rejects(broken.fetcher.fetchPage(`${broken.site.url}echo-headers`), UpstreamFailed);
+  assert.equal(broken.site.hits.get('/robots.txt'), 2, 'asked again after a minute');
+
+  // No answer at all (a connection refused) is the same.
+  const { fetcher } = await setup(t);
+  const closedPort = await new Promise<number>((resolve) => {
+    const probe = createServer();
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+  await assert.rejects(fetcher.fetchPage(`http://127.0.0.1:${closedPort}/page.html`), /robots\.txt of .* could not be read \(no answer\)/);
 });
 
 test('concurrent fetches to one host never exceed hostConcurrency', async (t) => {

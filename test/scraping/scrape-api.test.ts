@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import type { App } from '../../src/http/base-app.js';
 import { catalogueBooks } from '../fixtures/books-catalogue.js';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site.js';
-import { backends, mainAppOn, warnIfNoPostgres } from '../helpers.js';
+import { backends, mainAppOn, noChromium, warnIfNoPostgres } from '../helpers.js';
 
 warnIfNoPostgres();
 
@@ -131,7 +131,7 @@ for (const backend of backends()) {
       assert.equal((await logOf(res.json().log_id)).status, 'succeeded');
     });
 
-    test('dynamic mode runs the page scripts and finds the cards static mode cannot', async () => {
+    test('dynamic mode runs the page scripts and finds the cards static mode cannot', { skip: noChromium }, async () => {
       const res = await scrape({ url: `${site.url}pages/script-rendered.html`, use_selenium: true, wait_for: '.card' });
       assert.equal(res.statusCode, 200, res.body);
       assert.equal(res.json().mode, 'dynamic');
@@ -140,7 +140,7 @@ for (const backend of backends()) {
       assert.equal((await logOf(res.json().log_id)).renderer, 'browser');
     });
 
-    test('use_selenium without url runs the demo through the browser', async () => {
+    test('use_selenium without url runs the demo through the browser', { skip: noChromium }, async () => {
       const res = await scrape({ use_selenium: true });
       assert.equal(res.statusCode, 200, res.body);
       assert.equal(res.json().mode, 'demo');
@@ -256,9 +256,12 @@ for (const backend of backends()) {
       ['robots.txt disallows', { url: '/private/page.html' }, 422],
       ['loopback without SCRAPE_ALLOW_PRIVATE_NETWORKS', { url: '/pages/articles.html' }, 422, true],
       ['dynamic 404', { url: '/status/404', use_selenium: true }, 502],
+      ['dynamic, robots.txt disallows', { url: '/private/page.html', use_selenium: true }, 422],
+      ['dynamic, oversize', { url: '/huge', use_selenium: true }, 502],
     ];
     for (const [name, body, status, refusesPrivate] of failures) {
-      test(`a failed scrape (${name}) answers ${status} and still leaves its log`, async () => {
+      const dynamic = (body as { use_selenium?: boolean }).use_selenium === true;
+      test(`a failed scrape (${name}) answers ${status} and still leaves its log`, { skip: dynamic ? noChromium : false }, async () => {
         const on = refusesPrivate ? strict : app;
         const url = `${site.url}${(body as { url: string }).url.slice(1)}`;
         const res = await scrape({ ...body, url }, on);

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { loadConfig } from '../../src/config.js';
-import { createSafeFetcher } from '../../src/scraping/safe-fetch.js';
+import { createSafeFetcher } from '../../src/scraping/egress/safe-fetch.js';
 import { readSitemaps } from '../../src/scraping/sitemap.js';
 import type { PageFetcher } from '../../src/scraping/types.js';
 import { catalogueBooks } from '../fixtures/books-catalogue.js';

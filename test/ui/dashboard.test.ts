@@ -6,16 +6,21 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { App } from '../../src/http/base-app.js';
-import { findChromium } from '../../src/scraping/browser.js';
+import { findChromium } from '../../src/scraping/browser/index.js';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site.js';
-import { backends, mainServiceOn, warnIfNoPostgres } from '../helpers.js';
+import { backends, chromiumPath, mainServiceOn, noChromium, warnIfNoPostgres } from '../helpers.js';
 
 warnIfNoPostgres();
 
-const executablePath = findChromium(process.env.CHROMIUM_PATH, process.env.PATH ?? '');
-// CI installs Chromium and must run these; elsewhere a machine without one skips them, saying why.
-const skip = executablePath === undefined && process.env.CI === undefined ? 'no Chromium found: install chromium or set CHROMIUM_PATH' : false;
+const executablePath = chromiumPath;
+const skip = noChromium;
 const AXE = readFileSync(fileURLToPath(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url)), 'utf8');
+
+/** A screen rendered with its data: its heading there and nothing still loading (live streams stay open, so not "network idle"). */
+async function settled(page: Page): Promise<void> {
+  await page.locator('main h1').first().waitFor();
+  await page.waitForFunction(() => (globalThis as unknown as { document: { querySelector(s: string): unknown } }).document.querySelector('.loading') === null);
+}
 
 const SCREENS = ['/ui', '/ui/products', '/ui/products/1', '/ui/scrape', '/ui/jobs', '/ui/schedules', '/ui/events', '/ui/logs'];
 
@@ -78,8 +83,7 @@ for (const backend of backends()) {
       const { page, problems, outside } = await watchedPage(context, origin);
       for (const path of SCREENS) {
         await page.goto(`${origin}${path}`);
-        await page.locator('main h1').first().waitFor();
-        await page.waitForLoadState('networkidle');
+        await settled(page);
       }
       assert.equal(await page.locator('main h1').first().textContent(), 'Scrape logs');
       await page.goBack();
@@ -100,9 +104,10 @@ for (const backend of backends()) {
       await page.goto(`${origin}/ui/products`);
       await page.getByLabel('Search', { exact: true }).fill('desk');
       await page.getByRole('button', { name: 'Apply' }).click();
+      // The unfiltered list shows the lamp too: wait for the filter's URL and its one row, not the lamp alone.
+      await page.waitForURL(/\?q=desk/);
+      await page.waitForFunction(() => document.querySelectorAll('table.products tbody tr').length === 1);
       await page.getByRole('link', { name: 'Desk lamp' }).waitFor();
-      assert.match(page.url(), /\?q=desk/);
-      assert.equal(await page.locator('table.products tbody tr').count(), 1);
       await page.getByLabel('Availability').selectOption('out_of_stock');
       await page.getByRole('button', { name: 'Apply' }).click();
       await page.getByText('No product matches these filters.').waitFor();
@@ -206,17 +211,26 @@ for (const backend of backends()) {
       await keyed.app.listen({ port: 0, host: '127.0.0.1' });
       const keyedOrigin = `http://127.0.0.1:${(keyed.app.server.address() as AddressInfo).port}`;
       const { page } = await watchedPage(context, keyedOrigin);
+      // Product reads are open.
+      await page.goto(`${keyedOrigin}/ui/products`);
+      await page.getByText('No products yet').waitFor();
+      // Schedules are operations: the screen says what to do.
       await page.goto(`${keyedOrigin}/ui/schedules`);
-      await page.getByText('No schedules yet').waitFor();
-      await page.getByRole('button', { name: 'Create' }).click();
-      const alert = page.getByRole('alert');
+      const alert = page.getByRole('alert').first();
       await alert.waitFor();
       assert.match(await alert.textContent() ?? '', /Unauthorized.*API key.*kept for this tab only/s);
       await page.getByRole('button', { name: 'API key' }).click();
       await page.getByLabel('API key (kept for this tab only)').fill('sesame-0123456789');
       await page.getByRole('button', { name: 'Save' }).click();
+      // The screen reloads with the key: it now reads, and writes.
+      await page.getByText('No schedules yet').waitFor();
       await page.getByRole('button', { name: 'Create' }).click();
       await page.locator('tbody tr').first().waitFor();
+      // Live progress streams send the key too (fetch, not EventSource): run the schedule and follow it.
+      await page.getByRole('button', { name: 'Run now' }).click();
+      await page.waitForURL(/\/ui\/jobs\/[0-9a-f-]{36}$/);
+      await page.locator('.job-progress h2 .badge').waitFor();
+      assert.equal(await page.locator('.job-progress .error').count(), 0, 'the stream was not refused');
       // Kept in sessionStorage: this tab only.
       assert.equal(await page.evaluate(() => sessionStorage.getItem('data-aggregator.api-key')), 'sesame-0123456789');
       assert.equal(await page.evaluate(() => localStorage.length), 0);
@@ -229,8 +243,7 @@ for (const backend of backends()) {
         const { page } = await watchedPage(phone, origin);
         for (const path of ['/ui/products', '/ui/products/1', '/ui/scrape', '/ui/schedules']) {
           await page.goto(`${origin}${path}`);
-          await page.locator('main h1').first().waitFor();
-          await page.waitForLoadState('networkidle');
+          await settled(page);
           const overflow = await page.evaluate(() => {
             const root = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document.documentElement;
             return root.scrollWidth - root.clientWidth;
@@ -250,8 +263,7 @@ for (const backend of backends()) {
         const found: string[] = [];
         for (const path of SCREENS) {
           await page.goto(`${origin}${path}`);
-          await page.locator('main h1').first().waitFor();
-          await page.waitForLoadState('networkidle');
+          await settled(page);
           await page.addScriptTag({ content: AXE });
           const violations = await page.evaluate(async () => {
             const result = await (globalThis as unknown as { axe: { run(): Promise<{ violations: Array<{ id: string; impact: string; nodes: unknown[] }> }> } }).axe.run();

@@ -63,6 +63,9 @@ function KeyControl() {
 
 function App() {
   const route = useRoute();
+  // A new key reloads the screen: what it could not read before may now answer.
+  const [keyRound, setKeyRound] = useState(0);
+  useEffect(() => onApiKeyChange(() => setKeyRound((n) => n + 1)), []);
   const found = SCREENS.map((s) => ({ ...s, params: match(s.pattern, route.path) })).find((s) => s.params !== null);
   const main = useRef(null);
   // A new screen moves focus to its content, so keyboard and screen-reader users land on it.
@@ -85,7 +88,7 @@ function App() {
     </header>
     <main id="main" tabindex="-1" ref=${main}>
       ${found
-        ? html`<${found.screen} params=${found.params} query=${route.params} key=${route.path} />`
+        ? html`<${found.screen} params=${found.params} query=${route.params} key=${`${route.path} ${keyRound}`} />`
         : html`<h1>Not found</h1><p>There is no screen at this address. <a href="/ui/products">Go to the products</a>.</p>`}
     </main>
     <footer class="bottom"><a href="/docs">API docs</a> · <a href="/health">Health</a></footer>

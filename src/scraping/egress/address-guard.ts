@@ -3,7 +3,7 @@ import { lookup } from 'node:dns/promises';
 import { isIP, type LookupFunction, type Socket } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { Agent, buildConnector } from 'undici';
-import { BlockedTarget, HttpProblem, UpstreamFailed } from '../problems.js';
+import { BlockedTarget, HttpProblem, UpstreamFailed } from '../../problems.js';
 
 /** True when an address must not be contacted. */
 export type AddressPredicate = (ip: string) => boolean;

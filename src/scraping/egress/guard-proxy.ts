@@ -2,7 +2,7 @@
 import http from 'node:http';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
-import { BlockedTarget } from '../problems.js';
+import { BlockedTarget } from '../../problems.js';
 
 export interface GuardProxyOptions {
   /** Whether a connection may be made: asked with the absolute URL for plain HTTP, `https://host:port/` for tunnels. */

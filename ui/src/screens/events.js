@@ -1,6 +1,7 @@
 // Events: the latest change events, and every new one as it happens (Server-Sent Events), filtered by the URL.
 import { useEffect, useState } from 'preact/hooks';
 import { query } from '../lib/api.js';
+import { openStream } from '../lib/sse.js';
 import { navigate } from '../lib/router.js';
 import { Empty, ErrorBox, Field, html, Loading, useApi, useTitle } from '../lib/ui.js';
 import { EventList } from './product.js';
@@ -22,15 +23,10 @@ export function EventsScreen({ query: params }) {
     setLive([]);
     const after = latest.data[0]?.id ?? 0;
     const sep = filterQuery ? '&' : '?';
-    const source = new EventSource(`/events/stream${filterQuery}${sep}after=${after}`);
-    const add = (message) => {
-      const event = JSON.parse(message.data);
-      setLive((shown) => (shown.some((e) => e.id === event.id) ? shown : [event, ...shown].slice(0, SHOWN)));
-    };
-    for (const type of TYPES) source.addEventListener(type, add);
-    source.onopen = () => setStatus('live');
-    source.onerror = () => setStatus(source.readyState === EventSource.CLOSED ? 'closed' : 'reconnecting');
-    return () => source.close();
+    return openStream(`/events/stream${filterQuery}${sep}after=${after}`, {
+      onEvent: (_type, event) => setLive((shown) => (shown.some((e) => e.id === event.id) ? shown : [event, ...shown].slice(0, SHOWN))),
+      onStatus: (next) => setStatus(next),
+    });
   }, [latest.data, filterQuery]);
 
   const apply = (event) => {

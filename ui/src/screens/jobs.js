@@ -1,6 +1,7 @@
 // Jobs: the list, one job with its live progress (Server-Sent Events), cancel.
 import { useEffect, useState } from 'preact/hooks';
-import { api, query } from '../lib/api.js';
+import { api, ApiError, query } from '../lib/api.js';
+import { openStream } from '../lib/sse.js';
 import { navigate } from '../lib/router.js';
 import { Badge, Empty, ErrorBox, Field, html, Loading, Pager, time, useApi, useTitle } from '../lib/ui.js';
 
@@ -12,21 +13,24 @@ const ENDED = new Set(['succeeded', 'failed', 'cancelled']);
 export function JobProgress({ job: initial, onEnd }) {
   const [job, setJob] = useState(initial);
   const [lost, setLost] = useState(false);
+  const [streamError, setStreamError] = useState(null);
   useEffect(() => {
     setJob(initial);
     if (ENDED.has(initial.status)) return undefined;
-    const source = new EventSource(`/jobs/${initial.id}/events`);
-    const update = (message) => setJob(JSON.parse(message.data));
-    source.addEventListener('progress', update);
-    source.addEventListener('end', (message) => {
-      const ended = JSON.parse(message.data);
-      setJob(ended);
-      source.close();
-      onEnd?.(ended);
+    const close = openStream(`/jobs/${initial.id}/events`, {
+      onEvent: (type, data) => {
+        setJob(data);
+        if (type === 'end') {
+          close();
+          onEnd?.(data);
+        }
+      },
+      onStatus: (status, problem) => {
+        setLost(status === 'reconnecting');
+        if (problem) setStreamError(problem);
+      },
     });
-    source.onopen = () => setLost(false);
-    source.onerror = () => setLost(source.readyState !== EventSource.CLOSED);
-    return () => source.close();
+    return close;
   }, [initial.id]);
 
   const p = job.progress;
@@ -44,6 +48,7 @@ export function JobProgress({ job: initial, onEnd }) {
       ${lost ? ' · connection lost, reconnecting…' : ''}
     </p>
     ${job.error && html`<${ErrorBox} error=${{ title: `The job ${job.status}`, detail: job.error.detail, status: job.error.status }} />`}
+    ${streamError && html`<${ErrorBox} error=${new ApiError(streamError.status, streamError)} />`}
   </section>`;
 }
 

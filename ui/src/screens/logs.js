@@ -17,6 +17,7 @@ export function LogsScreen({ query: params }) {
       <${Field} label="Status" id="log-status">
         <select id="log-status" value=${status} onChange=${(e) => navigate(`/logs${query({ status: e.currentTarget.value })}`)}>
           <option value="">Any</option>
+          <option value="running">running</option>
           <option value="succeeded">succeeded</option>
           <option value="failed">failed</option>
           <option value="cancelled">cancelled</option>
@@ -37,7 +38,7 @@ export function LogsScreen({ query: params }) {
               <td class="url">${log.source_url ?? '—'}</td>
               <td>${log.mode}</td>
               <td class="num">${log.count}</td>
-              <td class="num">${Math.round(log.duration_ms)}</td>
+              <td class="num">${log.duration_ms === null ? '…' : Math.round(log.duration_ms)}</td>
             </tr>`,
           )}
         </tbody>
@@ -57,7 +58,7 @@ export function LogScreen({ params }) {
     <dl class="facts">
       <dt>Source</dt><dd class="url">${log.source_url ?? '—'}</dd>
       <dt>Started</dt><dd>${time(log.started_at)}</dd>
-      <dt>Took</dt><dd>${Math.round(log.duration_ms)} ms, ${log.pages} page${log.pages === 1 ? '' : 's'}</dd>
+      <dt>Took</dt><dd>${log.duration_ms === null ? 'still running' : `${Math.round(log.duration_ms)} ms`}, ${log.pages} page${log.pages === 1 ? '' : 's'}</dd>
       <dt>Products</dt><dd>${log.count}${log.created !== undefined ? ` (${log.created} new, ${log.updated} updated)` : ''}</dd>
       ${log.job_id && html`<dt>Job</dt><dd><a href=${`/ui/jobs/${log.job_id}`}>${log.job_id}</a></dd>`}
     </dl>

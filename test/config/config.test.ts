@@ -1,0 +1,45 @@
+// Configuration read from the environment: what is accepted, and the clear error for what is not.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ConfigError, loadConfig } from '../../src/config.js';
+import { createMongoLogStore } from '../../src/scrape-logs/mongo-log-store.js';
+
+test('MONGODB_URL takes what the driver takes: several hosts, a replica set, SRV; the log store opens on it', async () => {
+  for (const url of [
+    'mongodb://a.example:27017,b.example:27017,c.example:27017/logs?replicaSet=rs0',
+    'mongodb://user:pw@db.example/logs?authSource=admin',
+    'mongodb+srv://cluster0.example.net/logs',
+    'mongodb://localhost',
+  ]) {
+    assert.equal(loadConfig({ MONGODB_URL: url }).mongodbUrl, url);
+  }
+  // The store names its database from the URL with the driver's parser (no connection is made here).
+  const store = createMongoLogStore('mongodb://a.example:27017,b.example:27017/logs?replicaSet=rs0', { timeoutMs: 100 });
+  await store.close();
+});
+
+test('a MONGODB_URL the driver refuses is a ConfigError naming the variable, with the password masked', () => {
+  for (const url of ['http://db.example/logs', 'mongodb://', 'mongodb://user:hunter2@/x']) {
+    assert.throws(
+      () => loadConfig({ MONGODB_URL: url }),
+      (error: Error) => error instanceof ConfigError && /MONGODB_URL/.test(error.message) && !error.message.includes('hunter2'),
+      url,
+    );
+  }
+});
+
+test('TRUST_PROXY: off by default; true, a hop count, or addresses and CIDR ranges', () => {
+  assert.equal(loadConfig({}).trustProxy, false);
+  assert.equal(loadConfig({ TRUST_PROXY: 'true' }).trustProxy, true);
+  assert.equal(loadConfig({ TRUST_PROXY: '2' }).trustProxy, 2);
+  assert.deepEqual(loadConfig({ TRUST_PROXY: '10.0.0.1, 172.16.0.0/12,::1' }).trustProxy, ['10.0.0.1', '172.16.0.0/12', '::1']);
+  assert.throws(() => loadConfig({ TRUST_PROXY: 'the load balancer' }), ConfigError);
+});
+
+test('API_KEY_READS and SCRAPE_RUN_DEADLINE_MS', () => {
+  assert.equal(loadConfig({}).apiKeyReads, false);
+  assert.equal(loadConfig({ API_KEY_READS: 'true' }).apiKeyReads, true);
+  assert.equal(loadConfig({}).scrape.runDeadlineMs, 300_000);
+  assert.equal(loadConfig({ SCRAPE_RUN_DEADLINE_MS: '5000' }).scrape.runDeadlineMs, 5000);
+  assert.throws(() => loadConfig({ SCRAPE_RUN_DEADLINE_MS: '10' }), ConfigError);
+});

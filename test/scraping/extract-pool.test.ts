@@ -1,0 +1,33 @@
+// Extraction in worker threads: big pages leave the event loop, with the same answer as inline.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { extract } from '../../src/scraping/extract/index.js';
+import { createExtractionPool, INLINE_BELOW_CHARS } from '../../src/scraping/extract/pool.js';
+import { renderCataloguePage } from '../fixtures/books-catalogue.js';
+
+test('a big page is extracted in a worker thread with the same result as inline; a small one inline', async (t) => {
+  const pool = createExtractionPool({ threads: 2 });
+  t.after(() => pool.close());
+  const small = renderCataloguePage(1)!;
+  assert.ok(small.length < INLINE_BELOW_CHARS);
+  const big = small.replace('</body>', `<div hidden>${'<p>filler paragraph of a long page</p>'.repeat(40_000)}</div></body>`);
+  const url = 'https://shop.example/';
+  assert.deepEqual(await pool.extract(big, url), extract(big, url));
+  assert.equal(pool.threaded, 1, 'the big page went to a thread');
+  // Options travel with the page: an explanation comes back from the thread too.
+  assert.equal((await pool.extract(big, url, { explain: true })).explanation?.page_type.type, 'listing');
+  assert.deepEqual(await pool.extract(small, url), extract(small, url));
+  assert.equal(pool.threaded, 2, 'the small page did not');
+  // Several at once share the threads; each answer is its own page's.
+  const pages = [1, 2, 3].map((n) => renderCataloguePage(n)!.replace('</body>', `<div hidden>${'<p>x</p>'.repeat(20_000)}</div></body>`));
+  const results = await Promise.all(pages.map((page) => pool.extract(page, url)));
+  assert.deepEqual(results.map((r) => r.items[0]?.title), pages.map((page) => extract(page, url).items[0]?.title));
+});
+
+test('EXTRACT_THREADS=0 extracts inline', async () => {
+  const pool = createExtractionPool({ threads: 0 });
+  const page = renderCataloguePage(1)!.repeat(10);
+  assert.equal((await pool.extract(page, 'https://shop.example/')).items.length, extract(page, 'https://shop.example/').items.length);
+  assert.equal(pool.threaded, 0);
+  await pool.close();
+});
