@@ -2,7 +2,7 @@
 import { EventEmitter } from 'node:events';
 import type { Queryable } from '../db/database.js';
 import type { JobQueue } from '../jobs/job-queue.js';
-import type { RunRef, Sighting, StoredEvent, Tracker } from './tracking-store.js';
+import type { PendingEvent, RunRef, Sighting, StoredEvent, Tracker } from './tracking-store.js';
 import type { Webhook, WebhookStore } from './webhook-store.js';
 
 export interface ChangeRecorder {
@@ -23,13 +23,19 @@ export function createChangeRecorder(deps: { tracker: Tracker; webhooks: Webhook
   const emitter = new EventEmitter();
   emitter.setMaxListeners(0);
 
-  const fanOut = async (events: readonly StoredEvent[], tx: Queryable): Promise<void> => {
-    if (events.length === 0) return;
-    const listening = await deps.webhooks.listening([...new Set(events.map((e) => e.type))], tx);
+  /**
+   * Appends the events and queues a delivery per listening webhook. The webhooks are asked first, so
+   * that the commit-order lock `append` takes is held only by its own statement and the commit.
+   */
+  const appendAndFanOut = async (pending: readonly PendingEvent[], tx: Queryable): Promise<StoredEvent[]> => {
+    if (pending.length === 0) return [];
+    const listening = await deps.webhooks.listening([...new Set(pending.map((e) => e.type))], tx);
+    const events = await deps.tracker.append(pending, tx);
     const deliveries = listening.flatMap((webhook) =>
       events.filter((event) => wants(webhook, event)).map((event) => ({ webhook_id: webhook.id, event_id: event.id, attempt: 1 })),
     );
     await deps.queue.enqueueDeliveries(deliveries, { tx });
+    return events;
   };
 
   return {
@@ -37,15 +43,9 @@ export function createChangeRecorder(deps: { tracker: Tracker; webhooks: Webhook
       // Every row lock first (observations, then the missed products), the events last.
       const pending = await deps.tracker.observe(sightings, run, tx);
       if (options.complete === true) pending.push(...(await deps.tracker.missed(run, tx)));
-      const events = await deps.tracker.append(pending, tx);
-      await fanOut(events, tx);
-      return events;
+      return appendAndFanOut(pending, tx);
     },
-    async finishRun(run, tx) {
-      const events = await deps.tracker.append(await deps.tracker.missed(run, tx), tx);
-      await fanOut(events, tx);
-      return events;
-    },
+    finishRun: async (run, tx) => appendAndFanOut(await deps.tracker.missed(run, tx), tx),
     published(events) {
       if (events.length > 0) emitter.emit('events');
     },

@@ -109,12 +109,14 @@ export function createTracker(db: Database, options: { goneAfterRuns: number }):
   return {
     async append(rows, tx) {
     if (rows.length === 0) return [];
-    await tx.query('SELECT pg_advisory_xact_lock($1)', [EVENT_ORDER_LOCK]);
+    // One statement: the lock is taken before the first row (and its id) is produced, and held
+    // from there to the commit, with no round trip to us in between.
     return tx.query<StoredEvent>(
-      `INSERT INTO events (type, product_id, source, run_id, data)
-       SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::jsonb[])
+      `WITH in_commit_order AS (SELECT pg_advisory_xact_lock($6))
+       INSERT INTO events (type, product_id, source, run_id, data)
+       SELECT e.* FROM in_commit_order, unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::jsonb[]) AS e
        RETURNING ${EVENT_COLUMNS}`,
-      [rows.map((r) => r.type), rows.map((r) => r.product_id), rows.map((r) => r.source), rows.map((r) => r.run_id), rows.map((r) => JSON.stringify(r.data))],
+      [rows.map((r) => r.type), rows.map((r) => r.product_id), rows.map((r) => r.source), rows.map((r) => r.run_id), rows.map((r) => JSON.stringify(r.data)), EVENT_ORDER_LOCK],
     );
     },
 
