@@ -327,10 +327,13 @@ export function createProductStore(db: Database, options: { recorder?: ChangeRec
     },
 
     async create(input) {
-      const insert = (q: Queryable) => q.query<Product>(
-        `INSERT INTO products (title, price, description, currency, source_url, list_price, availability, sku, gtin, brand, image_url)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING ${PRODUCT_COLUMNS}`,
-        [
+      // One INSERT, written as a SELECT so that the one-statement path below can make it conditional.
+      const insert = (condition = 'true') => ({
+        sql: `INSERT INTO products (title, price, description, currency, source_url, list_price, availability, sku, gtin, brand, image_url)
+              SELECT $1::text, $2::numeric, $3::text, $4::text, $5::text, $6::numeric, $7::text, $8::text, $9::text, $10::text, $11::text
+               WHERE ${condition}
+              RETURNING ${PRODUCT_COLUMNS}`,
+        params: [
           input.title,
           String(input.price),
           input.description ?? null,
@@ -343,14 +346,23 @@ export function createProductStore(db: Database, options: { recorder?: ChangeRec
           input.brand ?? null,
           input.image_url == null ? null : redactUrl(input.image_url),
         ],
-      );
-      if (recorder === undefined) return (await insert(db))[0]!;
-      // A product made by hand has a history too, from its first price on.
-      const { product, events } = await db.transaction(async (tx) => {
-        const [created] = await insert(tx);
-        const sighting: Sighting = { product_id: created!.id, source_url: created!.source_url, before: null, seen: snapshotOf(created!) };
-        return { product: created!, events: await recorder.record([sighting], API_RUN, tx) };
       });
+      const run = (q: Queryable) => {
+        const { sql, params } = insert();
+        return q.query<Product>(sql, params);
+      };
+      if (recorder === undefined) return (await run(db))[0]!;
+      // A product made by hand has a history too, from its first price on: in one statement (one
+      // round trip) while no webhook wants product.created, else in a transaction that queues them.
+      const alone = await recorder.createAlone<Product>(db, insert, API_RUN);
+      const { product, events } =
+        alone !== undefined
+          ? { product: alone.row, events: alone.events }
+          : await db.transaction(async (tx) => {
+              const [created] = await run(tx);
+              const sighting: Sighting = { product_id: created!.id, source_url: created!.source_url, before: null, seen: snapshotOf(created!) };
+              return { product: created!, events: await recorder.record([sighting], API_RUN, tx) };
+            });
       recorder.published(events);
       return product;
     },

@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events';
 import type { Queryable } from '../db/database.js';
 import type { JobQueue } from '../jobs/job-queue.js';
 import type { PendingEvent, RunRef, Sighting, StoredEvent, Tracker } from './tracking-store.js';
-import type { Webhook, WebhookStore } from './webhook-store.js';
+import { listeningTo, type Webhook, type WebhookStore } from './webhook-store.js';
 
 export interface ChangeRecorder {
   /**
@@ -12,6 +12,18 @@ export interface ChangeRecorder {
    * source it did not see have missed a run.
    */
   record(sightings: readonly Sighting[], run: RunRef, tx: Queryable, options?: { complete?: boolean }): Promise<StoredEvent[]>;
+  /**
+   * A new product, its first state and its product.created event in one statement on `db` (one round
+   * trip, its own transaction), when no webhook listens to product.created; undefined when one does
+   * (nothing is written then: use `record` in a transaction, which queues the deliveries).
+   * `insert(condition)` is the products INSERT, written as `INSERT ... SELECT ... WHERE condition
+   * RETURNING` the product columns, its parameters first.
+   */
+  createAlone<Row>(
+    db: Queryable,
+    insert: (condition: string) => { sql: string; params: unknown[] },
+    run: RunRef,
+  ): Promise<{ row: Row; events: StoredEvent[] } | undefined>;
   /** A successful run of a source ended: the products it keeps missing are gone (inside `tx`). */
   finishRun(run: RunRef, tx: Queryable): Promise<StoredEvent[]>;
   /** After commit: live event streams of this process look at once. */
@@ -46,6 +58,20 @@ export function createChangeRecorder(deps: { tracker: Tracker; webhooks: Webhook
       return appendAndFanOut(pending, tx);
     },
     finishRun: async (run, tx) => appendAndFanOut(await deps.tracker.missed(run, tx), tx),
+
+    async createAlone<Row>(db: Queryable, insert: (condition: string) => { sql: string; params: unknown[] }, run: RunRef) {
+      // The webhooks are read in the statement's own snapshot, as `record` reads them in its transaction.
+      const product = insert(`NOT EXISTS (SELECT 1 FROM webhooks WHERE ${listeningTo(`ARRAY['product.created']`)})`);
+      const followUp = deps.tracker.createdFollowUp(run, product.params.length);
+      const [row] = await db.query<Row & { created_event: StoredEvent }>(
+        `WITH created AS (${product.sql}), ${followUp.ctes}
+         SELECT created.*, (SELECT row_to_json(created_event) FROM created_event) AS created_event FROM created`,
+        [...product.params, ...followUp.params],
+      );
+      if (row === undefined) return undefined;
+      const { created_event: event, ...product_row } = row;
+      return { row: product_row as Row, events: [event] };
+    },
     published(events) {
       if (events.length > 0) emitter.emit('events');
     },

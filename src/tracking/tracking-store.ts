@@ -83,6 +83,13 @@ export interface Tracker {
    * so a consumer reading past id N never later finds an event below N.
    */
   append(events: readonly PendingEvent[], tx: Queryable): Promise<StoredEvent[]>;
+  /**
+   * For a statement whose CTE `created` inserts products (returning the product columns): the CTEs
+   * that write each one's first state and its product.created event, as `observe` and `append` do
+   * (the same rows, the same event data), their parameters numbered after `offset`. The event CTE is
+   * `created_event`; its lock keeps event ids in commit order, as `append`'s does.
+   */
+  createdFollowUp(run: RunRef, offset: number): { ctes: string; params: unknown[] };
   /** A product's states, oldest first, and their summary; undefined when the product does not exist. */
   history(
     productId: number,
@@ -118,6 +125,23 @@ export function createTracker(db: Database, options: { goneAfterRuns: number }):
        RETURNING ${EVENT_COLUMNS}`,
       [rows.map((r) => r.type), rows.map((r) => r.product_id), rows.map((r) => r.source), rows.map((r) => r.run_id), rows.map((r) => JSON.stringify(r.data)), EVENT_ORDER_LOCK],
     );
+    },
+
+    createdFollowUp(run, offset) {
+      const [runId, kind, lock, source] = [1, 2, 3, 4].map((n) => `$${offset + n}`);
+      return {
+        ctes: `first_state AS (
+            INSERT INTO price_observations (product_id, price, currency, list_price, availability, first_seen_at, first_run, source)
+            SELECT id, price, currency, list_price, availability, now(), ${runId}::text, ${kind}::text FROM created),
+          in_commit_order AS (SELECT pg_advisory_xact_lock(${lock}::bigint) FROM created),
+          created_event AS (
+            INSERT INTO events (type, product_id, source, run_id, data)
+            SELECT 'product.created', id, COALESCE(${source}::text, source_url), ${runId}::text,
+                   jsonb_build_object('price', price, 'currency', currency, 'list_price', list_price, 'availability', availability, 'via', ${kind}::text)
+              FROM created, in_commit_order
+            RETURNING ${EVENT_COLUMNS})`,
+        params: [run.id, run.kind, EVENT_ORDER_LOCK, run.source],
+      };
     },
 
     async observe(sightings, run, tx) {

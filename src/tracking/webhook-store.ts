@@ -72,6 +72,11 @@ function toWebhook<T extends Webhook>(row: T): T {
   return { ...row, events: textArray(row.events) };
 }
 
+/** The webhooks that want any of `types` (an SQL text[] expression): enabled, and subscribed to one of them or to all. */
+export function listeningTo(types: string): string {
+  return `enabled AND (events && ${types} OR '*' = ANY (events))`;
+}
+
 export function createWebhookStore(db: Database): WebhookStore {
   return {
     async create(id, f) {
@@ -131,7 +136,7 @@ export function createWebhookStore(db: Database): WebhookStore {
 
     async listening(types, tx) {
       const rows = await tx.query<Pick<Webhook, 'id' | 'events' | 'filter'>>(
-        `SELECT id, events, filter FROM webhooks WHERE enabled AND (events && $1::text[] OR '*' = ANY (events))`,
+        `SELECT id, events, filter FROM webhooks WHERE ${listeningTo('$1::text[]')}`,
         [types],
       );
       return rows.map((row) => ({ ...row, events: textArray(row.events) }));

@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { Webhook as Verifier } from 'standardwebhooks';
 import type { Database } from '../../src/db/database.js';
 import type { App } from '../../src/http/base-app.js';
-import type { StoredEvent } from '../../src/tracking/tracking-store.js';
+import type { HistoryPoint, StoredEvent } from '../../src/tracking/tracking-store.js';
 import { startFixtureSite } from '../fixtures/site.js';
 import { assertProblem, backends, mainServiceOn, warnIfNoPostgres } from '../helpers.js';
 
@@ -475,6 +475,35 @@ for (const backend of backends()) {
       assert.equal(enabled.disabled_reason, null);
       await app.inject({ method: 'DELETE', url: `/webhooks/${hook.id}` });
       assertProblem(await app.inject({ url: `/webhooks/${hook.id}` }), 404);
+    });
+
+    test('a product made through the API has the same first state and product.created event whether a webhook wants it (a transaction that queues the delivery) or not (one statement)', async () => {
+      const receiver = await startReceiver([204]);
+      closers.unshift(() => receiver.close());
+      const make = async (title: string) => {
+        const source = `https://shop.example/p/${title.replace(/ /g, '-')}`;
+        const res = await app.inject({ method: 'POST', url: '/products', payload: { title, price: 12.5, currency: 'EUR', availability: 'in_stock', source_url: source } });
+        assert.equal(res.statusCode, 201, res.body);
+        const id = res.json().id as number;
+        const mine = await events(`?product_id=${id}`);
+        const points = (await app.inject({ url: `/products/${id}/history` })).json().points;
+        return { id, source, mine, points: points.map((p: HistoryPoint) => [p.price, p.currency, p.list_price, p.availability, p.source, p.first_run]) };
+      };
+      const quiet = await make('Quiet lamp');
+      const hook = (await app.inject({ method: 'POST', url: '/webhooks', payload: { url: receiver.url, events: ['product.created'] } })).json();
+      const heard = await make('Heard lamp');
+      for (const made of [quiet, heard]) {
+        assert.deepEqual(made.points, [[12.5, 'EUR', null, 'in_stock', 'api', null]]);
+        assert.deepEqual(
+          made.mine.map((e) => [e.type, e.product_id, e.source, e.run_id, e.data]),
+          [['product.created', made.id, made.source, null, { price: 12.5, currency: 'EUR', list_price: null, availability: 'in_stock', via: 'api' }]],
+        );
+      }
+      assert.ok(heard.mine[0]!.id > quiet.mine[0]!.id);
+      await until('the delivery', async () => (receiver.received.length > 0 ? true : undefined));
+      const delivered = (JSON.parse(receiver.received[0]!.body) as { data: { product_id: number } }).data.product_id;
+      assert.equal(delivered, heard.id, 'the product made while the webhook listened is delivered');
+      await app.inject({ method: 'DELETE', url: `/webhooks/${hook.id}` });
     });
 
     test('webhooks: bad subscriptions are 422 with the field; private targets need SCRAPE_ALLOW_PRIVATE_NETWORKS', async () => {
