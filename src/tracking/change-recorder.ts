@@ -69,8 +69,8 @@ export function createChangeRecorder(deps: { tracker: Tracker; webhooks: Webhook
         [...product.params, ...followUp.params],
       );
       if (row === undefined) return undefined;
-      const { created_event: event, ...product_row } = row;
-      return { row: product_row as Row, events: [event] };
+      const { created_event: event, ...created } = row;
+      return { row: created as Row, events: [event] };
     },
     published(events) {
       if (events.length > 0) emitter.emit('events');
