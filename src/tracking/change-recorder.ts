@@ -35,10 +35,7 @@ export function createChangeRecorder(deps: { tracker: Tracker; webhooks: Webhook
   const emitter = new EventEmitter();
   emitter.setMaxListeners(0);
 
-  /**
-   * Appends the events and queues a delivery per listening webhook. The webhooks are asked first, so
-   * that the commit-order lock `append` takes is held only by its own statement and the commit.
-   */
+  /** Appends the events and queues a delivery per listening webhook. */
   const appendAndFanOut = async (pending: readonly PendingEvent[], tx: Queryable): Promise<StoredEvent[]> => {
     if (pending.length === 0) return [];
     const listening = await deps.webhooks.listening([...new Set(pending.map((e) => e.type))], tx);

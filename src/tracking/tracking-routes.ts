@@ -121,7 +121,9 @@ export function trackingRoutes(app: App, deps: TrackingRoutesDeps): void {
         description:
           'product.created, price.changed, availability.changed and product.gone, each written in the same transaction as ' +
           'the product change it describes. Page with `after` (the last id you have): `Link: rel="next"` gives the next page ' +
-          'while a page is full. Ids only grow, in commit order, so a consumer that remembers its last id misses nothing. ' +
+          'while a page is full. The feed is in the order the writing transactions began, and an event joins it once every ' +
+          'older transaction has ended, so a consumer that remembers the last id it read misses nothing (ids identify ' +
+          'events; along the feed they mostly, not always, grow). ' +
           '`order=desc` reads newest first (a feed), paged with `before`. ' +
           '`Accept: text/csv` or `application/x-ndjson` streams every match (up to `limit` when given).',
         querystring: EventListQuery,

@@ -52,7 +52,7 @@ export const HISTORY_CSV_COLUMNS = ['first_seen_at', 'last_seen_at', 'price', 'c
 
 export const Event = Type.Object(
   {
-    id: Type.Integer({ description: 'Increasing; the cursor for `after` and `Last-Event-ID`', examples: [1042] }),
+    id: Type.Integer({ description: 'Identifies the event; the cursor for `after`, `before` and `Last-Event-ID`', examples: [1042] }),
     type: Type.String({ enum: [...EVENT_TYPES], examples: ['price.changed'] }),
     product_id: Nullable(Type.Integer({ description: 'Null once the product was deleted' })),
     source: Nullable(Type.String({ description: 'The URL the run that saw it started from' })),
@@ -87,8 +87,8 @@ const EventFilters = {
 export const EventListQuery = Type.Object(
   {
     ...EventFilters,
-    after: Type.Optional(Type.Integer({ minimum: 0, description: 'Events after this id (the cursor: the last id you have)' })),
-    before: Type.Optional(Type.Integer({ minimum: 1, description: 'Events before this id (the cursor when reading newest first)' })),
+    after: Type.Optional(Type.Integer({ minimum: 0, description: 'Events after this one in the feed (the cursor: the last id you read)' })),
+    before: Type.Optional(Type.Integer({ minimum: 1, description: 'Events before this one in the feed (the cursor when reading newest first)' })),
     order: Type.Optional(
       Type.Unsafe<'asc' | 'desc'>({ type: 'string', enum: ['asc', 'desc'], default: 'asc', description: 'asc: oldest first (consumers); desc: newest first (a feed)' }),
     ),

@@ -54,9 +54,9 @@ export interface EventQuery {
   product_id?: number;
   source?: string;
   since?: string;
-  /** Events after this id (the cursor). */
+  /** Events after this one in the feed (the cursor: an event id). */
   after?: number;
-  /** Events before this id (the cursor when reading newest first). */
+  /** Events before this one in the feed (the cursor when reading newest first). */
   before?: number;
   /** Oldest first (consumers), or newest first (a feed showing the latest). */
   order?: 'asc' | 'desc';
@@ -78,16 +78,13 @@ export interface Tracker {
    * missed one more run; at `goneAfterRuns` it is gone (one product.gone event, answered for `append`).
    */
   missed(run: RunRef, tx: Queryable): Promise<PendingEvent[]>;
-  /**
-   * Writes events inside `tx`, last in it: ids are handed out in commit order (see EVENT_ORDER_LOCK),
-   * so a consumer reading past id N never later finds an event below N.
-   */
+  /** Writes events inside `tx`; readers see them in the feed once it has ended (see FEED_HORIZON). */
   append(events: readonly PendingEvent[], tx: Queryable): Promise<StoredEvent[]>;
   /**
    * For a statement whose CTE `created` inserts products (returning the product columns): the CTEs
    * that write each one's first state and its product.created event, as `observe` and `append` do
    * (the same rows, the same event data), their parameters numbered after `offset`. The event CTE is
-   * `created_event`; its lock keeps event ids in commit order, as `append`'s does.
+   * `created_event`.
    */
   createdFollowUp(run: RunRef, offset: number): { ctes: string; params: unknown[] };
   /** A product's states, oldest first, and their summary; undefined when the product does not exist. */
@@ -95,8 +92,12 @@ export interface Tracker {
     productId: number,
     query: { from?: string; to?: string; limit: number; offset: number },
   ): Promise<{ points: HistoryPoint[]; total: number; summary: HistorySummary } | undefined>;
+  /**
+   * The feed: events in the order their transactions began (then by id), up to FEED_HORIZON, so
+   * that a consumer that remembers the last event it read misses none.
+   */
   events(query: EventQuery): Promise<StoredEvent[]>;
-  /** The newest event id, where a live stream without a cursor starts. */
+  /** The last event of the feed, where a live stream without a cursor starts (0 when none). */
   lastEventId(): Promise<number>;
 }
 
@@ -104,43 +105,53 @@ const isoTime = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY
 const EVENT_COLUMNS = `id::float8 AS id, type, product_id, source, run_id, data, ${isoTime('created_at')} AS created_at`;
 
 /**
- * Identity values are taken at insert, not at commit: two transactions may commit in the other order
- * than their ids, and a reader between the commits would pass the later one's id and never see the
- * earlier. A transaction-scoped advisory lock around the event insert makes the id order the commit
- * order. It is taken after every row lock of the write (events are written last), so it cannot close
- * a cycle with them; only the short tail of event-writing transactions is serialised.
+ * How far the feed may be read: events of transactions older than every transaction still running.
+ * Ids are taken at insert, not at commit, so two writers may commit in the other order than their
+ * ids; and a transaction's id (xid8) is taken at its first write, so it may commit after a younger
+ * one too. But a transaction below this horizon has ended, and every transaction still to commit is
+ * at or above it: a reader that reads in (tx, id) order up to the horizon never later finds an
+ * event before one it has read. Writers take no lock for it; a long-running writer anywhere in the
+ * database cluster only holds newer events back (they arrive when it ends).
  */
-const EVENT_ORDER_LOCK = 7_301_015;
+const FEED_HORIZON = 'pg_snapshot_xmin(pg_current_snapshot())';
+
+/**
+ * The feed position of the cursor event `placeholder` (an event id): `after` reads from the event
+ * itself or, for an id that is none, the last event below it; `before` from the event or the first
+ * above it. No such event: the start (after) or the end (before) of the feed.
+ */
+function cursorPosition(placeholder: string, side: 'after' | 'before'): string {
+  const [compare, order, [noTx, noId]] =
+    side === 'after' ? ['<=', 'DESC', [`'0'`, '0']] : ['>=', 'ASC', [`'18446744073709551615'`, '9223372036854775807']];
+  const cursor = (column: string) => `(SELECT ${column} FROM events WHERE id ${compare} ${placeholder} ORDER BY id ${order} LIMIT 1)`;
+  return `(COALESCE(${cursor('tx')}, ${noTx}::xid8), COALESCE(${cursor('id')}, ${noId}::bigint))`;
+}
 
 export function createTracker(db: Database, options: { goneAfterRuns: number }): Tracker {
   return {
     async append(rows, tx) {
     if (rows.length === 0) return [];
-    // One statement: the lock is taken before the first row (and its id) is produced, and held
-    // from there to the commit, with no round trip to us in between.
     return tx.query<StoredEvent>(
-      `WITH in_commit_order AS (SELECT pg_advisory_xact_lock($6))
-       INSERT INTO events (type, product_id, source, run_id, data)
-       SELECT e.* FROM in_commit_order, unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::jsonb[]) AS e
+      `INSERT INTO events (type, product_id, source, run_id, data)
+       SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::jsonb[])
        RETURNING ${EVENT_COLUMNS}`,
-      [rows.map((r) => r.type), rows.map((r) => r.product_id), rows.map((r) => r.source), rows.map((r) => r.run_id), rows.map((r) => JSON.stringify(r.data)), EVENT_ORDER_LOCK],
+      [rows.map((r) => r.type), rows.map((r) => r.product_id), rows.map((r) => r.source), rows.map((r) => r.run_id), rows.map((r) => JSON.stringify(r.data))],
     );
     },
 
     createdFollowUp(run, offset) {
-      const [runId, kind, lock, source] = [1, 2, 3, 4].map((n) => `$${offset + n}`);
+      const [runId, kind, source] = [1, 2, 3].map((n) => `$${offset + n}`);
       return {
         ctes: `first_state AS (
             INSERT INTO price_observations (product_id, price, currency, list_price, availability, first_seen_at, first_run, source)
             SELECT id, price, currency, list_price, availability, now(), ${runId}::text, ${kind}::text FROM created),
-          in_commit_order AS (SELECT pg_advisory_xact_lock(${lock}::bigint) FROM created),
           created_event AS (
             INSERT INTO events (type, product_id, source, run_id, data)
             SELECT 'product.created', id, COALESCE(${source}::text, source_url), ${runId}::text,
                    jsonb_build_object('price', price, 'currency', currency, 'list_price', list_price, 'availability', availability, 'via', ${kind}::text)
-              FROM created, in_commit_order
+              FROM created
             RETURNING ${EVENT_COLUMNS})`,
-        params: [run.id, run.kind, EVENT_ORDER_LOCK, run.source],
+        params: [run.id, run.kind, run.source],
       };
     },
 
@@ -248,27 +259,28 @@ export function createTracker(db: Database, options: { goneAfterRuns: number }):
     },
 
     events(query) {
-      const conditions: string[] = [];
+      const conditions: string[] = [`tx < ${FEED_HORIZON}`];
       const params: unknown[] = [];
       const add = (sql: (p: string) => string, value: unknown) => {
         params.push(value);
         conditions.push(sql(`$${params.length}`));
       };
-      if (query.after !== undefined) add((p) => `id > ${p}`, query.after);
-      if (query.before !== undefined) add((p) => `id < ${p}`, query.before);
+      if (query.after !== undefined) add((p) => `(tx, id) > ${cursorPosition(p, 'after')}`, query.after);
+      if (query.before !== undefined) add((p) => `(tx, id) < ${cursorPosition(p, 'before')}`, query.before);
       if (query.type !== undefined && query.type.length > 0) add((p) => `type = ANY (${p}::text[])`, query.type);
       if (query.product_id !== undefined) add((p) => `product_id = ${p}`, query.product_id);
       if (query.source !== undefined) add((p) => `source = ${p}`, query.source);
       if (query.since !== undefined) add((p) => `created_at >= ${p}::timestamptz`, query.since);
       params.push(query.limit);
+      const direction = query.order === 'desc' ? 'DESC' : 'ASC';
       return db.query<StoredEvent>(
-        `SELECT ${EVENT_COLUMNS} FROM events ${conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`} ORDER BY events.id ${query.order === 'desc' ? 'DESC' : 'ASC'} LIMIT $${params.length}`,
+        `SELECT ${EVENT_COLUMNS} FROM events WHERE ${conditions.join(' AND ')} ORDER BY events.tx ${direction}, events.id ${direction} LIMIT $${params.length}`,
         params,
       );
     },
 
     async lastEventId() {
-      const [row] = await db.query<{ id: number | null }>('SELECT max(id)::float8 AS id FROM events');
+      const [row] = await db.query<{ id: number }>(`SELECT id::float8 AS id FROM events WHERE tx < ${FEED_HORIZON} ORDER BY events.tx DESC, events.id DESC LIMIT 1`);
       return row?.id ?? 0;
     },
   };
