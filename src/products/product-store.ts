@@ -158,7 +158,7 @@ const planFor = (where: Where): QueryOptions | undefined => (where.search ? { pr
 
 /**
  * When `q` is given and no `sort` is, best matches first (product-search.ts): the rank of a row whose
- * lower-cased title is `lowered`. Appends q itself to `params`, which must hold the where clause's first.
+ * lower-cased title is the column `lowered`. Appends q itself to `params`, which must hold the where clause's first.
  */
 function relevance(query: ProductListQuery, params: unknown[], lowered: string): string | undefined {
   if (query.q === undefined || query.sort !== undefined) return undefined;
@@ -168,16 +168,17 @@ function relevance(query: ProductListQuery, params: unknown[], lowered: string):
 
 /**
  * A page of a search and its total from one pass over the matches: the trigram indexes give them,
- * they are kept (materialised), counted and ordered, and only the page's rows are formatted. Two
- * statements (page, then count(*)) read every match twice, and formatting all of them before the
- * sort cost a third more. `rank` (over the column `lowered`) replaces `sort` when given.
+ * they are kept (materialised) with their rank, counted and ordered, and only the page's rows are
+ * formatted. Two statements (page, then count(*)) read every match twice, and formatting all of
+ * them before the sort cost a third more. `rank` replaces `sort` when given.
  */
 function searchPageSql(where: Where, sort: Sort, rank: string | undefined, paging: string): string {
   // Inside, the matches stand in for the table, so the ORDER_BY expressions (products.price...) apply.
   const page = rank === undefined
     ? `SELECT id FROM matches AS products ORDER BY ${ORDER_BY[sort]}${paging}`
-    : `SELECT id, ${rank} AS rank FROM matches ORDER BY rank, id${paging}`;
-  return `WITH matches AS MATERIALIZED (SELECT id, title, price, created_at${rank === undefined ? '' : ', lower(title) AS lowered'} FROM products ${where.sql}),
+    : `SELECT id, rank FROM matches ORDER BY rank, id${paging}`;
+  const kept = rank === undefined ? 'id, title, price, created_at' : `id, ${rank} AS rank`;
+  return `WITH matches AS MATERIALIZED (SELECT ${kept} FROM products ${where.sql}),
       page AS (${page})
     SELECT ${PRODUCT_COLUMNS}, (SELECT count(*) FROM matches)::int AS total
       FROM page JOIN products USING (id) ORDER BY ${rank === undefined ? ORDER_BY[sort] : 'page.rank, id'}`;
@@ -243,7 +244,7 @@ export function createProductStore(db: Database, options: { recorder?: ChangeRec
     async list(query) {
       const where = whereClause(query);
       const params = [...where.params];
-      const rank = relevance(query, params, 'lowered');
+      const rank = relevance(query, params, 'search_title');
       let paging = '';
       if (query.limit !== undefined) {
         params.push(query.limit);
@@ -275,7 +276,7 @@ export function createProductStore(db: Database, options: { recorder?: ChangeRec
     async listAll(query, batchSize) {
       const where = whereClause(query);
       const rankParams = [...where.params];
-      const rank = relevance(query, rankParams, 'lower(title)');
+      const rank = relevance(query, rankParams, 'search_title');
       if (rank !== undefined) return rankedBatches(db, where, rank, rankParams, query.offset ?? 0, batchSize);
       const sort = query.sort ?? 'id';
       const { key, after, afterNull } = AFTER[sort];
