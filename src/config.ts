@@ -29,6 +29,8 @@ export interface Config {
   mainServiceUrl: string;
   databaseUrl: string | undefined;
   dataDir: string;
+  /** PGlite's buffer pool in MB, or sized from the data directory at each start. */
+  pgliteSharedBuffersMb: number | 'auto';
   mongodbUrl: string | undefined;
   demoSiteUrl: string;
   externalPostsUrl: string;
@@ -100,6 +102,12 @@ function int(env: Env, name: string, fallback: number, min: number, max: number)
   return n;
 }
 
+/** 'auto' (the default) or an integer in [min, max]. */
+function sizeOrAuto(env: Env, name: string, min: number, max: number): number | 'auto' {
+  const raw = str(env, name);
+  return raw === undefined || raw === 'auto' ? 'auto' : int(env, name, min, min, max);
+}
+
 function bool(env: Env, name: string, fallback: boolean): boolean {
   const raw = str(env, name)?.toLowerCase();
   if (raw === undefined) return fallback;
@@ -166,6 +174,7 @@ export function loadConfig(env: Env = process.env): Config {
       ? undefined
       : url(env, 'DATABASE_URL', '', ['postgres:', 'postgresql:']),
     dataDir: resolve(str(env, 'DATA_DIR') ?? './data'),
+    pgliteSharedBuffersMb: sizeOrAuto(env, 'PGLITE_SHARED_BUFFERS_MB', 8, 1024),
     mongodbUrl: mongoUrl(env, 'MONGODB_URL'),
     demoSiteUrl: url(env, 'DEMO_SITE_URL', 'https://books.toscrape.com/', ['http:', 'https:']),
     externalPostsUrl: url(env, 'EXTERNAL_POSTS_URL', 'https://jsonplaceholder.typicode.com/posts', ['http:', 'https:']),

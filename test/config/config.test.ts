@@ -43,3 +43,10 @@ test('API_KEY_READS and SCRAPE_RUN_DEADLINE_MS', () => {
   assert.equal(loadConfig({ SCRAPE_RUN_DEADLINE_MS: '5000' }).scrape.runDeadlineMs, 5000);
   assert.throws(() => loadConfig({ SCRAPE_RUN_DEADLINE_MS: '10' }), ConfigError);
 });
+
+test('PGLITE_SHARED_BUFFERS_MB: auto by default, else 8 to 1024', () => {
+  assert.equal(loadConfig({}).pgliteSharedBuffersMb, 'auto');
+  assert.equal(loadConfig({ PGLITE_SHARED_BUFFERS_MB: 'auto' }).pgliteSharedBuffersMb, 'auto');
+  assert.equal(loadConfig({ PGLITE_SHARED_BUFFERS_MB: '64' }).pgliteSharedBuffersMb, 64);
+  for (const bad of ['4', '2048', 'lots', '64MB']) assert.throws(() => loadConfig({ PGLITE_SHARED_BUFFERS_MB: bad }), /PGLITE_SHARED_BUFFERS_MB/, bad);
+});

@@ -1,11 +1,11 @@
 // A new embedded data directory starts as a private copy of a template made once in a child process: complete, migrated, never shared.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { createPgliteDatabase } from '../../src/db/database.js';
+import { createPgliteDatabase, pgliteSharedBuffersMb } from '../../src/db/database.js';
 import { migrate } from '../../src/db/migrate.js';
 import { migrations } from '../../src/db/migrations.js';
 import { ensureTemplate, seedDataDir, templateKey } from '../../src/db/pglite-template.js';
@@ -136,5 +136,31 @@ describe('the embedded database template', () => {
     assert.notEqual(templateKey('pgboss'), templateKey('jobs'));
     assert.notEqual(templateKey('pgboss'), templateKey(undefined));
     assert.equal(templateKey('pgboss'), templateKey('pgboss'));
+  });
+
+  test('the buffer pool is a quarter of the relation files, from 8 to 256 MB, unless PGLITE_SHARED_BUFFERS_MB fixes it', async () => {
+    // Sparse files: their size without their disk space.
+    const pgdata = dataDir('sizes');
+    const file = (path: string, bytes: number) => {
+      mkdirSync(join(pgdata, path, '..'), { recursive: true });
+      writeFileSync(join(pgdata, path), '');
+      truncateSync(join(pgdata, path), bytes);
+    };
+    const mb = 1_048_576;
+    assert.equal(pgliteSharedBuffersMb(pgdata), 8, 'no files yet');
+    file('base/5/1259', 23 * mb);
+    assert.equal(pgliteSharedBuffersMb(pgdata), 8, 'an empty database (23 MB of catalogs)');
+    file('base/16384/16400', 377 * mb);
+    assert.equal(pgliteSharedBuffersMb(pgdata), 100, 'a quarter of 400 MB');
+    file('base/16384/16400.1', 1024 * mb);
+    file('global/1262', 4096 * mb);
+    assert.equal(pgliteSharedBuffersMb(pgdata), 256, 'at most 256 MB; only base/ counts');
+    assert.equal(pgliteSharedBuffersMb(pgdata, 48), 48, 'a fixed size wins');
+    const db = await createPgliteDatabase(dataDir('fixed'), { template: spec, sharedBuffersMb: 24 });
+    try {
+      assert.deepEqual(await db.query("SELECT current_setting('shared_buffers') AS v"), [{ v: '24MB' }]);
+    } finally {
+      await db.close();
+    }
   });
 });
