@@ -30,11 +30,11 @@ export function freePort(): Promise<number> {
 }
 
 /**
- * Spawns `node args…` as the leader of its own process group, so stopping it also ends whatever it
- * started (the headless browser) even if it has to be killed.
+ * Spawns `node args…` (or `command args…`) as the leader of its own process group, so stopping it
+ * also ends whatever it started (the headless browser) even if it has to be killed.
  */
-export function startChild(name: string, args: string[], env: Record<string, string>, cwd: string): Child {
-  const proc = spawn(process.execPath, args, {
+export function startChild(name: string, args: string[], env: Record<string, string>, cwd: string, command = process.execPath): Child {
+  const proc = spawn(command, args, {
     cwd,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

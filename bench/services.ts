@@ -1,4 +1,5 @@
 // Starting the services under test (from dist/) and the ceiling servers, each as its own process.
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { firstJsonLine, freePort, startChild, waitUntilReady, type Child } from './processes.js';
 
@@ -73,6 +74,20 @@ export async function startAux(mainUrl: string): Promise<Running> {
     API_KEY: '',
     CORS_ORIGINS: '',
   }, ROOT);
+  const url = `http://127.0.0.1:${port}`;
+  await waitUntilReady(child, `${url}/`);
+  return { child, url };
+}
+
+/**
+ * The Flask stand-in for the original text service (bench/reference/flask_text.py), or undefined
+ * with the reason when this machine's python3 has no Flask.
+ */
+export async function startFlaskText(): Promise<Running | { missing: string }> {
+  const probe = spawnSync('python3', ['-c', 'import flask'], { encoding: 'utf8' });
+  if (probe.status !== 0) return { missing: `python3 with Flask is not available here (${(probe.error?.message ?? probe.stderr).trim().split('\n').pop()})` };
+  const port = await freePort();
+  const child = startChild('Flask stand-in', ['bench/reference/flask_text.py'], { PORT: String(port) }, ROOT, 'python3');
   const url = `http://127.0.0.1:${port}`;
   await waitUntilReady(child, `${url}/`);
   return { child, url };
