@@ -5,7 +5,7 @@ import { canonicalUrl } from '../scraping/url-key.js';
 import type { ChangeRecorder } from '../tracking/change-recorder.js';
 import type { RunRef, Sighting, StoredEvent } from '../tracking/tracking-store.js';
 import type { Product, ProductCreate, ProductDetail, ProductListQuery, ProductUpdate, Provenance, Sort } from './product-schema.js';
-import { likePattern, relevanceRank, searchCondition } from './product-search.js';
+import { likePattern, rankTerms, relevanceRank, searchCondition } from './product-search.js';
 
 /** A product found by a scrape, identified by `scrape_key` so a re-run updates it. */
 export interface ScrapedProduct {
@@ -158,12 +158,12 @@ const planFor = (where: Where): QueryOptions | undefined => (where.search ? { pr
 
 /**
  * When `q` is given and no `sort` is, best matches first (product-search.ts): the rank of a row whose
- * lower-cased title is the column `lowered`. Appends q itself to `params`, which must hold the where clause's first.
+ * lower-cased title is the column `lowered`. Appends its terms to `params`, which must hold the where clause's first.
  */
 function relevance(query: ProductListQuery, params: unknown[], lowered: string): string | undefined {
   if (query.q === undefined || query.sort !== undefined) return undefined;
-  params.push(query.q);
-  return relevanceRank(lowered, `$${params.length}`);
+  const at = params.push(...rankTerms(query.q));
+  return relevanceRank(lowered, [`$${at - 3}`, `$${at - 2}`, `$${at - 1}`, `$${at}`]);
 }
 
 /**

@@ -212,6 +212,17 @@ for (const backend of backends()) {
       assert.equal((await store.list({ q: 'snake', limit: 1 })).total, 2);
     });
 
+    test('ranking treats % and _ in q literally: "starts with" and "a word starts with" mean the characters themselves', async () => {
+      const inside = await make('Sale:90%_OFF everything');
+      const word = await make('Teapot 90%_off');
+      // Read as wildcards, "90%_off%" would say this starts with q.
+      const lookalike = await make('90 then 90%_OFF');
+      const start = await make('90%_off teapots');
+      await make('90xyoff no match');
+      const page = await store.list({ q: '90%_OFF', limit: 10 });
+      assert.deepEqual([page.items.map((p) => p.id), page.total], [[start, word, lookalike, inside], 4]);
+    });
+
     test('q on the stored lower-cased title finds exactly what title ILIKE finds, for case pairs beyond ASCII', async () => {
       const titles = ['İSTANBUL lamp', 'istanbul rug', 'STRASSE sign', 'Straße sign', 'ΣΟΦΙΑ vase', 'σοφια jar', 'ǅemal mug', 'DŽEMAL cup', 'Ⅻ clock', 'ⅻ dial', 'ＦＵＬＬ width', 'ﬁne print'];
       for (const title of titles) await make(title);
