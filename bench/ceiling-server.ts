@@ -12,7 +12,7 @@ import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
 import { pgliteOptions, useBaselineWasmCompiler } from '../src/db/database.js';
 import { migrations } from '../src/db/migrations.js';
-import { PRODUCT_COLUMNS } from '../src/products/product-store.js';
+import { PRODUCT_COLUMNS } from '../src/products/product-list-sql.js';
 import { textStats } from '../src/text/text-stats.js';
 import { SEED_SQL } from './seed.js';
 

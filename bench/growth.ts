@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createPgliteDatabase } from '../src/db/database.js';
 import { migrate } from '../src/db/migrate.js';
-import { PRODUCT_COLUMNS } from '../src/products/product-store.js';
+import { PRODUCT_COLUMNS } from '../src/products/product-list-sql.js';
 import { expect, median, percentile, send } from './client.js';
 import type { BenchDatabase } from './database.js';
 import { peakRssDuring, settle } from './memory.js';

@@ -1,11 +1,23 @@
 // Products in the relational database: the same parameterised SQL for PostgreSQL and PGlite.
-import type { Database, Queryable, QueryOptions } from '../db/database.js';
+import type { Database, Queryable } from '../db/database.js';
 import { redactUrl } from '../redact.js';
-import { canonicalUrl } from '../scraping/url-key.js';
 import type { ChangeRecorder } from '../tracking/change-recorder.js';
 import type { RunRef, Sighting, StoredEvent } from '../tracking/tracking-store.js';
-import type { Product, ProductCreate, ProductDetail, ProductListQuery, ProductUpdate, Provenance, Sort } from './product-schema.js';
-import { likePattern, rankTerms, relevanceRank, searchCondition } from './product-search.js';
+import {
+  AFTER,
+  isoTime,
+  ORDER_BY,
+  planFor,
+  PRODUCT_COLUMNS,
+  relevance,
+  searchPageSql,
+  toProduct,
+  TOTAL_ALL,
+  totalFromPage,
+  whereClause,
+  type Where,
+} from './product-list-sql.js';
+import type { Product, ProductCreate, ProductDetail, ProductListQuery, ProductUpdate, Provenance } from './product-schema.js';
 
 /** A product found by a scrape, identified by `scrape_key` so a re-run updates it. */
 export interface ScrapedProduct {
@@ -69,157 +81,11 @@ export interface ProductStore {
   upsertScraped(items: readonly ScrapedProduct[], options?: UpsertOptions): Promise<UpsertResult>;
 }
 
-/** A timestamptz as the API shows it (ISO 8601, UTC, milliseconds), made by the database. */
-const isoTime = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS ${column}`;
-
-// float8 is how the driver hands us a JS number; NUMERIC keeps the stored value exact. Timestamps
-// come as text: parsing them into Dates and formatting them back was a third of a list's CPU time.
-// Price and the timestamps are aliased expressions, so ORDER BY must name the table's columns
-// (products.price): a bare name there means the output column, which no index covers.
-export const PRODUCT_COLUMNS =
-  'id, title, price::float8 AS price, currency, description, source_url, list_price::float8 AS list_price, availability, sku, gtin, brand, image_url, ' +
-  `${isoTime('created_at')}, ${isoTime('updated_at')}`;
-
-const ORDER_BY: Record<Sort, string> = {
-  id: 'id ASC',
-  '-id': 'id DESC',
-  price: 'products.price ASC NULLS LAST, id ASC',
-  '-price': 'products.price DESC NULLS LAST, id DESC',
-  title: 'title ASC, id ASC',
-  '-title': 'title DESC, id DESC',
-  created_at: 'products.created_at ASC, id ASC',
-  '-created_at': 'products.created_at DESC, id DESC',
-};
-
 const UPDATABLE = ['title', 'price', 'description', 'currency', 'source_url', 'list_price', 'availability', 'sku', 'gtin', 'brand', 'image_url'] as const;
 /** Fields whose change is history (price_observations) and an event. */
 const TRACKED = ['price', 'currency', 'list_price', 'availability'] as const;
 const NUMERIC: ReadonlySet<string> = new Set(['price', 'list_price']);
 const URL_FIELDS: ReadonlySet<string> = new Set(['source_url', 'image_url']);
-
-/**
- * Where the next batch starts, after a row whose sort value (as text, exact: no float or
- * millisecond rounding) is $k and id is $i. Same order as ORDER_BY, NULL prices last.
- */
-const AFTER: Record<Sort, { key: string | undefined; after: (k: string, i: string) => string; afterNull?: (i: string) => string }> = {
-  id: { key: undefined, after: (_k, i) => `id > ${i}` },
-  '-id': { key: undefined, after: (_k, i) => `id < ${i}` },
-  price: { key: 'price::text', after: (k, i) => `((price, id) > (${k}::numeric, ${i}) OR price IS NULL)`, afterNull: (i) => `(price IS NULL AND id > ${i})` },
-  '-price': { key: 'price::text', after: (k, i) => `((price, id) < (${k}::numeric, ${i}) OR price IS NULL)`, afterNull: (i) => `(price IS NULL AND id < ${i})` },
-  title: { key: 'title', after: (k, i) => `(title, id) > (${k}, ${i})` },
-  '-title': { key: 'title', after: (k, i) => `(title, id) < (${k}, ${i})` },
-  created_at: { key: 'products.created_at::text', after: (k, i) => `(products.created_at, id) > (${k}::timestamptz, ${i})` },
-  '-created_at': { key: 'products.created_at::text', after: (k, i) => `(products.created_at, id) < (${k}::timestamptz, ${i})` },
-};
-
-interface Where {
-  sql: string;
-  params: unknown[];
-  /** q is one of the conditions. */
-  search: boolean;
-}
-
-function whereClause(query: ProductListQuery): Where {
-  const conditions: string[] = [];
-  const params: unknown[] = [];
-  const add = (condition: (placeholder: string) => string, value: unknown) => {
-    params.push(value);
-    conditions.push(condition(`$${params.length}`));
-  };
-  if (query.q !== undefined) add(searchCondition, likePattern(query.q));
-  if (query.min_price !== undefined) add((p) => `price >= ${p}`, query.min_price);
-  if (query.max_price !== undefined) add((p) => `price <= ${p}`, query.max_price);
-  if (query.source_url !== undefined) add((p) => `source_url = ${p}`, query.source_url);
-  if (query.currency !== undefined) add((p) => `currency = ${p}`, query.currency);
-  // The URL a scrape or crawl started from, in the canonical form runs store it in.
-  if (query.source !== undefined) add((p) => `source_key = ${p}`, canonicalUrl(query.source) ?? query.source);
-  if (query.availability !== undefined) add((p) => `availability = ${p}`, query.availability);
-  // Both start from the events since then (an index range), so a quiet catalogue costs nothing to ask.
-  if (query.changed_since !== undefined) {
-    add((p) => `id IN (SELECT product_id FROM events WHERE type IN ('price.changed', 'availability.changed') AND created_at >= ${p}::timestamptz)`, query.changed_since);
-  }
-  if (query.price_dropped_since !== undefined) {
-    add(
-      (p) => `id IN (SELECT product_id FROM events WHERE type = 'price.changed' AND created_at >= ${p}::timestamptz)
-        AND price < COALESCE(
-          (SELECT o.price FROM price_observations o WHERE o.product_id = products.id AND o.first_seen_at <= ${p}::timestamptz ORDER BY o.first_seen_at DESC, o.id DESC LIMIT 1),
-          (SELECT o.price FROM price_observations o WHERE o.product_id = products.id ORDER BY o.first_seen_at ASC, o.id ASC LIMIT 1))`,
-      query.price_dropped_since,
-    );
-  }
-  return { sql: conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`, params, search: query.q !== undefined };
-}
-
-/**
- * A search is planned for its pattern every time: a prepared (generic) plan cannot know whether q
- * matches ten rows or a million, and took 70 ms where the pattern's own plan took 20.
- */
-const planFor = (where: Where): QueryOptions | undefined => (where.search ? { prepared: false } : undefined);
-
-/**
- * When `q` is given and no `sort` is, best matches first (product-search.ts): the rank of a row whose
- * lower-cased title is the column `lowered`. Appends its terms to `params`, which must hold the where clause's first.
- */
-function relevance(query: ProductListQuery, params: unknown[], lowered: string): string | undefined {
-  if (query.q === undefined || query.sort !== undefined) return undefined;
-  const at = params.push(...rankTerms(query.q));
-  return relevanceRank(lowered, [`$${at - 3}`, `$${at - 2}`, `$${at - 1}`, `$${at}`]);
-}
-
-/**
- * A page of a search and its total from one pass over the matches: the trigram indexes give them,
- * they are kept (materialised) with their rank, counted and ordered, and only the page's rows are
- * formatted. Two statements (page, then count(*)) read every match twice, and formatting all of
- * them before the sort cost a third more. `rank` replaces `sort` when given.
- */
-function searchPageSql(where: Where, sort: Sort, rank: string | undefined, paging: string): string {
-  // Inside, the matches stand in for the table, so the ORDER_BY expressions (products.price...) apply.
-  const page = rank === undefined
-    ? `SELECT id FROM matches AS products ORDER BY ${ORDER_BY[sort]}${paging}`
-    : `SELECT id, rank FROM matches ORDER BY rank, id${paging}`;
-  const kept = rank === undefined ? 'id, title, price, created_at' : `id, ${rank} AS rank`;
-  return `WITH matches AS MATERIALIZED (SELECT ${kept} FROM products ${where.sql}),
-      page AS (${page})
-    SELECT ${PRODUCT_COLUMNS}, (SELECT count(*) FROM matches)::int AS total
-      FROM page JOIN products USING (id) ORDER BY ${rank === undefined ? ORDER_BY[sort] : 'page.rank, id'}`;
-}
-
-/**
- * The total, when the page itself proves it: a page shorter than asked for (or an unlimited list)
- * ends the result. Otherwise a filtered list needs count(*), which reads every matching row.
- */
-function totalFromPage(query: ProductListQuery, rows: number): number | undefined {
-  const offset = query.offset ?? 0;
-  if (rows === 0 && offset > 0) return undefined; // past the end: how far is unknown
-  if (query.limit === undefined || rows < query.limit) return offset + rows;
-  return undefined;
-}
-
-/**
- * A row without the columns a statement added for itself. Field by field: a rest pattern
- * ({ total, ...product }) copies through a slow runtime path, ~3 us for a page of 20.
- */
-function toProduct(row: Product): Product {
-  return {
-    id: row.id,
-    title: row.title,
-    price: row.price,
-    currency: row.currency,
-    description: row.description,
-    source_url: row.source_url,
-    list_price: row.list_price,
-    availability: row.availability,
-    sku: row.sku,
-    gtin: row.gtin,
-    brand: row.brand,
-    image_url: row.image_url,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-  };
-}
-
-/** Every product, from the running count the triggers of migration 3 keep: a few rows, whatever the table size. */
-const TOTAL_ALL = '(SELECT sum(n) FROM product_count_shards)::int';
 
 /** The values of a row whose change is history. */
 const snapshotOf = (row: { price: number | null; currency: string | null; list_price: number | null; availability: string | null }) => ({
