@@ -2,7 +2,7 @@
 // batches and totals. Pure text and parameters; product-store.ts runs them.
 import type { QueryOptions } from '../db/database.js';
 import { canonicalUrl } from '../scraping/url-key.js';
-import type { Product, ProductListQuery, Sort } from './product-schema.js';
+import { Product, type ProductListQuery, type Sort } from './product-schema.js';
 import { likePattern, rankTerms, relevanceRank, searchCondition } from './product-search.js';
 
 /** A timestamptz as the API shows it (ISO 8601, UTC, milliseconds), made by the database. */
@@ -150,3 +150,50 @@ export function toProduct(row: Product): Product {
 
 /** Every product, from the running count the triggers of migration 3 keep: a few rows, whatever the table size. */
 export const TOTAL_ALL = '(SELECT sum(n) FROM product_count_shards)::int';
+
+/** A page's statement: its rows (PRODUCT_COLUMNS, and `total` when `withTotal`) in the asked order. */
+export interface PageStatement {
+  sql: string;
+  params: unknown[];
+  where: Where;
+  withTotal: boolean;
+}
+
+export function pageStatement(query: ProductListQuery): PageStatement {
+  const where = whereClause(query);
+  const params = [...where.params];
+  const rank = relevance(query, params, 'search_title');
+  let paging = '';
+  if (query.limit !== undefined) {
+    params.push(query.limit);
+    paging += ` LIMIT $${params.length}`;
+  }
+  if (query.offset) {
+    params.push(query.offset);
+    paging += ` OFFSET $${params.length}`;
+  }
+  const sort = query.sort ?? 'id';
+  // An unfiltered page reads the running total in the same statement (and so the same snapshot);
+  // a search counts its matches in the same pass that finds them.
+  const withTotal = where.search || (where.sql === '' && query.limit !== undefined);
+  const sql = where.search
+    ? searchPageSql(where, sort, rank, paging)
+    : `SELECT ${PRODUCT_COLUMNS}${withTotal ? `, ${TOTAL_ALL} AS total` : ''} FROM products ${where.sql} ORDER BY ${ORDER_BY[sort]}${paging}`;
+  return { sql, params, where, withTotal };
+}
+
+/** The Product schema's fields, in its order, taken from a page row `p`. */
+const JSON_FIELDS = Object.keys(Product.properties).map((name) => `p.${name}`).join(', ');
+
+/**
+ * A page as the JSON array text of the Product schema (its fields in its order, compact), with its
+ * row count and total: the page's own statement, each row written by row_to_json and joined in the
+ * order the rows come (string_agg reads them as the inner ORDER BY leaves them). Numbers are written
+ * by PostgreSQL: price as float8, in the shortest digits JavaScript writes too, with an exponent
+ * where JavaScript may write zeros (1e+15 for 1000000000000000: the same number).
+ */
+export function pageJsonSql(page: PageStatement): string {
+  return `SELECT '[' || coalesce(string_agg(row_to_json(r)::text, ','), '') || ']' AS json, count(*)::int AS rows,
+      ${page.withTotal ? 'max(p.total)' : 'NULL'}::int AS total
+    FROM (${page.sql}) p CROSS JOIN LATERAL (SELECT ${JSON_FIELDS}) r`;
+}

@@ -72,13 +72,13 @@ export function productRoutes(app: App, store: ProductStore): void {
         // The typed reply expects the schema's array; a stream is sent as is, past the serializer.
         return reply.type('application/json; charset=utf-8').send(body as unknown as Product[]);
       }
-      const { items, total } = await store.list(query);
+      // A page: its JSON text comes from the database whole (the Product schema's fields, in order).
+      const { json, total } = await store.listJson(query);
       reply.header('x-total-count', total);
-      if (query.limit !== undefined) {
-        const link = pageLinks('/products', request.url, query.offset ?? 0, query.limit, total);
-        if (link) reply.header('link', link);
-      }
-      return items;
+      const link = pageLinks('/products', request.url, query.offset ?? 0, query.limit, total);
+      if (link) reply.header('link', link);
+      // A string with a JSON content type is sent as it is, past the serializer.
+      return reply.type('application/json; charset=utf-8').send(json as unknown as Product[]);
     },
   );
 

@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Database } from '../../src/db/database.js';
 import { migrate } from '../../src/db/migrate.js';
 import { migrations } from '../../src/db/migrations.js';
+import { Product } from '../../src/products/product-schema.js';
 import { likePattern, searchCondition } from '../../src/products/product-search.js';
 import { createProductStore, type ProductStore } from '../../src/products/product-store.js';
 import { backends, warnIfNoPostgres } from '../helpers.js';
@@ -190,6 +191,40 @@ for (const backend of backends()) {
       const small = await store.listAll({ q: 'Walk 1' }, 100);
       assert.equal(small.rest, undefined, 'a list that fits one batch has no rest');
       assert.equal(small.total, small.first.length);
+    });
+
+    test('listJson is the same page as list, as JSON text in the schema\'s key order, for every sort, filter, search and page', async () => {
+      const awkward = ['Quote " and backslash \\ tab\t', 'Line\nbreak and \u0001 control', 'Emoji 😀 and é', '</script> angle <b>'];
+      await store.upsertScraped(
+        [0, 0.1, 19.99, 1234567.89, 1e15, 0.0000001, 5, null].map((price, n) => ({
+          scrape_key: `json-${n}`,
+          title: `Json ${awkward[n % awkward.length]} ${n}`,
+          price,
+          currency: n % 2 === 0 ? 'GBP' : null,
+          description: n % 3 === 0 ? null : `json-set ${awkward[(n + 1) % awkward.length]}`,
+          source_url: n % 2 === 0 ? `https://shop.example/json/${n}` : null,
+          list_price: n === 2 ? 24.99 : null,
+          availability: n === 3 ? 'in_stock' : null,
+          sku: n === 4 ? 'SKU-4' : null,
+        })),
+      );
+      const queries = [
+        ...(['id', '-id', 'price', '-price', 'title', '-title', 'created_at', '-created_at'] as const).map((sort) => ({ sort, limit: 5 })),
+        { limit: 3, offset: 2 },
+        { limit: 100, offset: 1000 },
+        { q: 'json', limit: 4 },
+        { q: 'JSON-SET', limit: 10, offset: 1 },
+        { q: 'json', sort: '-price' as const, limit: 3 },
+        { min_price: 1, max_price: 100, limit: 10 },
+        { q: 'no such words anywhere', limit: 10 },
+      ];
+      for (const query of queries) {
+        const [listed, asJson] = [await store.list(query), await store.listJson(query)];
+        assert.deepEqual(JSON.parse(asJson.json), listed.items, JSON.stringify(query));
+        assert.equal(asJson.total, listed.total, `total of ${JSON.stringify(query)}`);
+      }
+      const [first] = JSON.parse((await store.listJson({ limit: 1 })).json) as Array<Record<string, unknown>>;
+      assert.deepEqual(Object.keys(first!), Object.keys(Product.properties), 'keys in the schema\'s order');
     });
 
     test('q finds substrings of the title or description case-insensitively, accents and LIKE wildcards included', async () => {
