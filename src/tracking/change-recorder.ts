@@ -31,9 +31,14 @@ export interface ChangeRecorder {
   onPublished(listener: () => void): () => void;
 }
 
+/** No enabled webhook listens to product.created (the condition of createAlone's INSERT). */
+const NO_CREATED_WEBHOOK = `NOT EXISTS (SELECT 1 FROM webhooks WHERE ${listeningTo(`ARRAY['product.created']`)})`;
+
 export function createChangeRecorder(deps: { tracker: Tracker; webhooks: WebhookStore; queue: Pick<JobQueue, 'enqueueDeliveries'> }): ChangeRecorder {
   const emitter = new EventEmitter();
   emitter.setMaxListeners(0);
+  /** createAlone's whole statement, by the text of the INSERT it wraps. */
+  const aloneStatements = new Map<string, string>();
 
   /** Appends the events and queues a delivery per listening webhook. */
   const appendAndFanOut = async (pending: readonly PendingEvent[], tx: Queryable): Promise<StoredEvent[]> => {
@@ -58,13 +63,16 @@ export function createChangeRecorder(deps: { tracker: Tracker; webhooks: Webhook
 
     async createAlone<Row>(db: Queryable, insert: (condition: string) => { sql: string; params: unknown[] }, run: RunRef) {
       // The webhooks are read in the statement's own snapshot, as `record` reads them in its transaction.
-      const product = insert(`NOT EXISTS (SELECT 1 FROM webhooks WHERE ${listeningTo(`ARRAY['product.created']`)})`);
+      const product = insert(NO_CREATED_WEBHOOK);
       const followUp = deps.tracker.createdFollowUp(run, product.params.length);
-      const [row] = await db.query<Row & { created_event: StoredEvent }>(
-        `WITH created AS (${product.sql}), ${followUp.ctes}
-         SELECT created.*, (SELECT row_to_json(created_event) FROM created_event) AS created_event FROM created`,
-        [...product.params, ...followUp.params],
-      );
+      // The same text object for the same INSERT: the driver names prepared statements by their text.
+      let sql = aloneStatements.get(product.sql);
+      if (sql === undefined) {
+        sql = `WITH created AS (${product.sql}), ${followUp.ctes}
+         SELECT created.*, (SELECT row_to_json(created_event) FROM created_event) AS created_event FROM created`;
+        aloneStatements.set(product.sql, sql);
+      }
+      const [row] = await db.query<Row & { created_event: StoredEvent }>(sql, [...product.params, ...followUp.params]);
       if (row === undefined) return undefined;
       const { created_event: event, ...created } = row;
       return { row: created as Row, events: [event] };
