@@ -6,8 +6,8 @@
 // PostgreSQL URL; a fresh bench_* database is created there and dropped at the end), BENCH_SKIP_BUILD=1
 // (use the existing dist/), BENCH_CPU_PROF=1 (V8 CPU profile of the PostgreSQL main service into
 // bench/results/), BENCH_GROWTH_ROWS (PostgreSQL, default 1000,10000,100000,1000000), BENCH_PGLITE_SEARCH_ROWS
-// (the searches on PGlite, default 1000,100000; 1000000 adds about two minutes). The main service runs with the
-// inspector on 127.0.0.1 so memory readings can follow a forced full GC.
+// (the searches on PGlite, default 1000,100000,1000000; seeding the million takes about two minutes). The main
+// service runs with the inspector on 127.0.0.1 so memory readings can follow a forced full GC.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
@@ -54,7 +54,7 @@ function settings() {
   if (unknown.length > 0) throw new Error(`BENCH_ONLY: unknown part(s) ${unknown.join(', ')}; choose from ${PARTS.join(', ')}`);
   const rowList = (value: string) => value.split(',').map(Number);
   const growthRows = rowList(process.env.BENCH_GROWTH_ROWS ?? '1000,10000,100000,1000000');
-  const pgliteSearchRows = rowList(process.env.BENCH_PGLITE_SEARCH_ROWS ?? '1000,100000');
+  const pgliteSearchRows = rowList(process.env.BENCH_PGLITE_SEARCH_ROWS ?? '1000,100000,1000000');
   return {
     connections: 50,
     durationS: duration,
