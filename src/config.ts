@@ -31,6 +31,8 @@ export interface Config {
   dataDir: string;
   /** PGlite's buffer pool in MB, or sized from the data directory at each start. */
   pgliteSharedBuffersMb: number | 'auto';
+  /** V8's optimizing compiler for PGlite, or only for a large store. */
+  pgliteWasmTierUp: boolean | 'auto';
   mongodbUrl: string | undefined;
   demoSiteUrl: string;
   externalPostsUrl: string;
@@ -116,6 +118,14 @@ function bool(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
 }
 
+/** 'auto' (the default), or true or false. */
+function boolOrAuto(env: Env, name: string): boolean | 'auto' {
+  const raw = str(env, name)?.toLowerCase();
+  if (raw === undefined || raw === 'auto') return 'auto';
+  if (['true', '1', 'yes', 'on', 'false', '0', 'no', 'off'].includes(raw)) return bool(env, name, false);
+  throw new ConfigError(`${name} must be auto, true or false, got "${raw}"`);
+}
+
 function url(env: Env, name: string, fallback: string, protocols: string[]): string {
   const raw = str(env, name) ?? fallback;
   let parsed: URL;
@@ -175,6 +185,7 @@ export function loadConfig(env: Env = process.env): Config {
       : url(env, 'DATABASE_URL', '', ['postgres:', 'postgresql:']),
     dataDir: resolve(str(env, 'DATA_DIR') ?? './data'),
     pgliteSharedBuffersMb: sizeOrAuto(env, 'PGLITE_SHARED_BUFFERS_MB', 8, 1024),
+    pgliteWasmTierUp: boolOrAuto(env, 'PGLITE_WASM_TIER_UP'),
     mongodbUrl: mongoUrl(env, 'MONGODB_URL'),
     demoSiteUrl: url(env, 'DEMO_SITE_URL', 'https://books.toscrape.com/', ['http:', 'https:']),
     externalPostsUrl: url(env, 'EXTERNAL_POSTS_URL', 'https://jsonplaceholder.typicode.com/posts', ['http:', 'https:']),

@@ -196,15 +196,33 @@ export interface PgliteDatabase extends Database {
  */
 export function pgliteSharedBuffersMb(pgdata: string, setting: number | 'auto' = 'auto'): number {
   if (setting !== 'auto') return setting;
+  return Math.min(256, Math.max(8, Math.round(relationBytes(pgdata) / 4 / 1_048_576)));
+}
+
+/** The size of a data directory's relation files (its tables and indexes), 0 when it has none yet. */
+function relationBytes(pgdata: string): number {
   let bytes = 0;
   try {
     for (const entry of readdirSync(join(pgdata, 'base'), { recursive: true, withFileTypes: true })) {
       if (entry.isFile()) bytes += statSync(join(entry.parentPath, entry.name)).size;
     }
   } catch {
-    // no files yet: the smallest pool
+    // no files yet
   }
-  return Math.min(256, Math.max(8, Math.round(bytes / 4 / 1_048_576)));
+  return bytes;
+}
+
+/** From this much relation data on, a store is large: its queries get V8's optimizing compiler. */
+export const LARGE_STORE_BYTES = 256 * 1_048_576;
+
+/**
+ * Whether PGlite's WebAssembly may be compiled by V8's optimizing tier (see useBaselineWasmCompiler):
+ * with 'auto', only for a large store. There the footprint is large anyway (a million products: ~420
+ * MB resident) and the optimizing tier is what answers a common word's search under 20 ms (31 ms
+ * without it); the price is a one-time peak while it compiles (~930 MB) and ~70 MB more after.
+ */
+export function pgliteWasmTierUp(pgdata: string, setting: boolean | 'auto' = 'auto'): boolean {
+  return setting === 'auto' ? relationBytes(pgdata) >= LARGE_STORE_BYTES : setting;
 }
 
 /**
@@ -212,10 +230,10 @@ export function pgliteSharedBuffersMb(pgdata: string, setting: number | 'auto' =
  * with its optimizing one (TurboFan) each function that turns hot. PostgreSQL's parser (raw_parser,
  * 105 KB of WebAssembly) turns hot with the first queries, and TurboFan needs ~600 MB to compile it:
  * RSS leapt to ~750 MB during every start and kept ~60 MB of it. Liftoff alone keeps PGlite near its
- * start-up footprint, for CPU-bound queries (sorts, trigram scans) up to about twice as slow.
- * Process-wide, so set before the first PGlite compiles (both flags: `--liftoff-only` itself is not
- * applied after start-up). A process started with any --liftoff or --wasm-tier-up flag keeps its own
- * choice: `node --wasm-tier-up dist/main/server.js` keeps V8's default.
+ * start-up footprint, for CPU-bound queries (sorts, trigram scans) up to about twice as slow; a
+ * large store keeps V8's default (pgliteWasmTierUp). Process-wide, so set before the first PGlite
+ * compiles (both flags: `--liftoff-only` itself is not applied after start-up). A process started
+ * with any --liftoff or --wasm-tier-up flag keeps its own choice.
  */
 export function useBaselineWasmCompiler(): void {
   if (process.execArgv.some((arg) => /^--(no-)?(liftoff|wasm-tier-up|wasm-dynamic-tiering)/.test(arg))) return;
@@ -241,12 +259,15 @@ export interface PgliteOpenOptions {
   template?: Partial<TemplateSpec> | false;
   /** The buffer pool in MB, or 'auto' (pgliteSharedBuffersMb). */
   sharedBuffersMb?: number | 'auto';
+  /** V8's optimizing tier for PGlite's WebAssembly, or 'auto' (pgliteWasmTierUp). */
+  wasmTierUp?: boolean | 'auto';
 }
 
 export async function createPgliteDatabase(dataDir?: string, options: PgliteOpenOptions = {}): Promise<PgliteDatabase> {
   let release: (() => void) | undefined;
   let db: PGlite;
-  useBaselineWasmCompiler();
+  // Before the first PGlite compiles: the choice is process-wide.
+  if (dataDir === undefined || !pgliteWasmTierUp(join(dataDir, 'pglite'), options.wasmTierUp)) useBaselineWasmCompiler();
   if (dataDir === undefined) {
     // A snapshot (dumpDataDir) skips initdb, which is most of PGlite's start-up time.
     db = new PGlite(options.loadDataDir === undefined ? pgliteOptions() : { ...pgliteOptions(), loadDataDir: options.loadDataDir });
@@ -317,6 +338,8 @@ export interface DatabaseSettings {
   queueSchema?: string;
   /** PGlite's buffer pool (pgliteSharedBuffersMb). */
   pgliteSharedBuffersMb?: number | 'auto';
+  /** PGlite's WebAssembly compiler (pgliteWasmTierUp). */
+  pgliteWasmTierUp?: boolean | 'auto';
 }
 
 /** DATABASE_URL set: that PostgreSQL server; unset: PGlite files under DATA_DIR. */
@@ -328,5 +351,6 @@ export async function openDatabase(
   return createPgliteDatabase(settings.dataDir, {
     ...(settings.queueSchema === undefined ? {} : { template: { queueSchema: settings.queueSchema } }),
     ...(settings.pgliteSharedBuffersMb === undefined ? {} : { sharedBuffersMb: settings.pgliteSharedBuffersMb }),
+    ...(settings.pgliteWasmTierUp === undefined ? {} : { wasmTierUp: settings.pgliteWasmTierUp }),
   });
 }

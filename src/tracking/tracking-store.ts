@@ -130,13 +130,13 @@ function cursorPosition(placeholder: string, side: 'after' | 'before'): string {
 export function createTracker(db: Database, options: { goneAfterRuns: number }): Tracker {
   return {
     async append(rows, tx) {
-    if (rows.length === 0) return [];
-    return tx.query<StoredEvent>(
-      `INSERT INTO events (type, product_id, source, run_id, data)
-       SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::jsonb[])
-       RETURNING ${EVENT_COLUMNS}`,
-      [rows.map((r) => r.type), rows.map((r) => r.product_id), rows.map((r) => r.source), rows.map((r) => r.run_id), rows.map((r) => JSON.stringify(r.data))],
-    );
+      if (rows.length === 0) return [];
+      return tx.query<StoredEvent>(
+        `INSERT INTO events (type, product_id, source, run_id, data)
+         SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::jsonb[])
+         RETURNING ${EVENT_COLUMNS}`,
+        [rows.map((r) => r.type), rows.map((r) => r.product_id), rows.map((r) => r.source), rows.map((r) => r.run_id), rows.map((r) => JSON.stringify(r.data))],
+      );
     },
 
     createdFollowUp(run, offset) {

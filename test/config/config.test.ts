@@ -50,3 +50,11 @@ test('PGLITE_SHARED_BUFFERS_MB: auto by default, else 8 to 1024', () => {
   assert.equal(loadConfig({ PGLITE_SHARED_BUFFERS_MB: '64' }).pgliteSharedBuffersMb, 64);
   for (const bad of ['4', '2048', 'lots', '64MB']) assert.throws(() => loadConfig({ PGLITE_SHARED_BUFFERS_MB: bad }), /PGLITE_SHARED_BUFFERS_MB/, bad);
 });
+
+test('PGLITE_WASM_TIER_UP: auto by default, else true or false', () => {
+  assert.equal(loadConfig({}).pgliteWasmTierUp, 'auto');
+  assert.equal(loadConfig({ PGLITE_WASM_TIER_UP: 'AUTO' }).pgliteWasmTierUp, 'auto');
+  assert.equal(loadConfig({ PGLITE_WASM_TIER_UP: 'true' }).pgliteWasmTierUp, true);
+  assert.equal(loadConfig({ PGLITE_WASM_TIER_UP: 'off' }).pgliteWasmTierUp, false);
+  assert.throws(() => loadConfig({ PGLITE_WASM_TIER_UP: 'fast' }), /PGLITE_WASM_TIER_UP must be auto, true or false/);
+});

@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { createPgliteDatabase, pgliteSharedBuffersMb } from '../../src/db/database.js';
+import { createPgliteDatabase, pgliteSharedBuffersMb, pgliteWasmTierUp } from '../../src/db/database.js';
 import { migrate } from '../../src/db/migrate.js';
 import { migrations } from '../../src/db/migrations.js';
 import { ensureTemplate, seedDataDir, templateKey } from '../../src/db/pglite-template.js';
@@ -138,7 +138,7 @@ describe('the embedded database template', () => {
     assert.equal(templateKey('pgboss'), templateKey('pgboss'));
   });
 
-  test('the buffer pool is a quarter of the relation files, from 8 to 256 MB, unless PGLITE_SHARED_BUFFERS_MB fixes it', async () => {
+  test('the buffer pool is a quarter of the relation files, from 8 to 256 MB, and a large store gets the optimizing compiler, unless the settings fix them', async () => {
     // Sparse files: their size without their disk space.
     const pgdata = dataDir('sizes');
     const file = (path: string, bytes: number) => {
@@ -150,8 +150,12 @@ describe('the embedded database template', () => {
     assert.equal(pgliteSharedBuffersMb(pgdata), 8, 'no files yet');
     file('base/5/1259', 23 * mb);
     assert.equal(pgliteSharedBuffersMb(pgdata), 8, 'an empty database (23 MB of catalogs)');
+    assert.equal(pgliteWasmTierUp(pgdata), false, 'the baseline compiler for a small store');
+    assert.equal(pgliteWasmTierUp(pgdata, true), true, 'unless told otherwise');
     file('base/16384/16400', 377 * mb);
     assert.equal(pgliteSharedBuffersMb(pgdata), 100, 'a quarter of 400 MB');
+    assert.equal(pgliteWasmTierUp(pgdata), true, 'the optimizing compiler for a large store (from 256 MB)');
+    assert.equal(pgliteWasmTierUp(pgdata, false), false, 'unless told not to');
     file('base/16384/16400.1', 1024 * mb);
     file('global/1262', 4096 * mb);
     assert.equal(pgliteSharedBuffersMb(pgdata), 256, 'at most 256 MB; only base/ counts');
