@@ -267,7 +267,9 @@ export function createTracker(db: Database, options: { goneAfterRuns: number }):
       };
       if (query.after !== undefined) add((p) => `(tx, id) > ${cursorPosition(p, 'after')}`, query.after);
       if (query.before !== undefined) add((p) => `(tx, id) < ${cursorPosition(p, 'before')}`, query.before);
-      if (query.type !== undefined && query.type.length > 0) add((p) => `type = ANY (${p}::text[])`, query.type);
+      // One type reads the (type, tx, id) index in feed order; `= ANY` cannot keep that order.
+      if (query.type?.length === 1) add((p) => `type = ${p}`, query.type[0]);
+      else if (query.type !== undefined && query.type.length > 0) add((p) => `type = ANY (${p}::text[])`, query.type);
       if (query.product_id !== undefined) add((p) => `product_id = ${p}`, query.product_id);
       if (query.source !== undefined) add((p) => `source = ${p}`, query.source);
       if (query.since !== undefined) add((p) => `created_at >= ${p}::timestamptz`, query.since);
