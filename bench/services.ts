@@ -80,8 +80,8 @@ export async function startAux(mainUrl: string): Promise<Running> {
 }
 
 /**
- * The Flask stand-in for the original text service (bench/reference/flask_text.py), or undefined
- * with the reason when this machine's python3 has no Flask.
+ * The Flask stand-in for the original text service (bench/reference/flask_text.py), or why it
+ * cannot start (this machine's python3 has no Flask).
  */
 export async function startFlaskText(): Promise<Running | { missing: string }> {
   const probe = spawnSync('python3', ['-c', 'import flask'], { encoding: 'utf8' });

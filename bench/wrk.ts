@@ -4,6 +4,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { median } from './client.js';
 import { cpuMs } from './memory.js';
 
 export interface WrkSpec {
@@ -75,8 +76,6 @@ function runWrk(spec: WrkSpec, script: string, connections: number, durationS: n
     });
   });
 }
-
-const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)]!;
 
 function merge(slices: WrkSlice[]): WrkResult {
   const sum = (pick: (s: WrkSlice) => number) => slices.reduce((n, s) => n + pick(s), 0);

@@ -110,11 +110,14 @@ function sizeOrAuto(env: Env, name: string, min: number, max: number): number | 
   return raw === undefined || raw === 'auto' ? 'auto' : int(env, name, min, min, max);
 }
 
+const TRUE_WORDS = ['true', '1', 'yes', 'on'];
+const FALSE_WORDS = ['false', '0', 'no', 'off'];
+
 function bool(env: Env, name: string, fallback: boolean): boolean {
   const raw = str(env, name)?.toLowerCase();
   if (raw === undefined) return fallback;
-  if (['true', '1', 'yes', 'on'].includes(raw)) return true;
-  if (['false', '0', 'no', 'off'].includes(raw)) return false;
+  if (TRUE_WORDS.includes(raw)) return true;
+  if (FALSE_WORDS.includes(raw)) return false;
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
 }
 
@@ -122,7 +125,8 @@ function bool(env: Env, name: string, fallback: boolean): boolean {
 function boolOrAuto(env: Env, name: string): boolean | 'auto' {
   const raw = str(env, name)?.toLowerCase();
   if (raw === undefined || raw === 'auto') return 'auto';
-  if (['true', '1', 'yes', 'on', 'false', '0', 'no', 'off'].includes(raw)) return bool(env, name, false);
+  if (TRUE_WORDS.includes(raw)) return true;
+  if (FALSE_WORDS.includes(raw)) return false;
   throw new ConfigError(`${name} must be auto, true or false, got "${raw}"`);
 }
 

@@ -194,13 +194,17 @@ export interface PgliteDatabase extends Database {
  * thirds of its time there (72 ms with 8 MB, 35 ms with 128 MB). So the pool grows with the data:
  * a quarter of the data directory's relation files at start, from 8 to 256 MB.
  */
-export function pgliteSharedBuffersMb(pgdata: string, setting: number | 'auto' = 'auto'): number {
+export function pgliteSharedBuffersMb(pgdata: string | { bytes: number }, setting: number | 'auto' = 'auto'): number {
   if (setting !== 'auto') return setting;
   return Math.min(256, Math.max(8, Math.round(relationBytes(pgdata) / 4 / 1_048_576)));
 }
 
-/** The size of a data directory's relation files (its tables and indexes), 0 when it has none yet. */
-function relationBytes(pgdata: string): number {
+/**
+ * The size of a data directory's relation files (its tables and indexes), 0 when it has none yet;
+ * or a size read before (`{ bytes }`), so that a start walks the directory once.
+ */
+function relationBytes(pgdata: string | { bytes: number }): number {
+  if (typeof pgdata !== 'string') return pgdata.bytes;
   let bytes = 0;
   try {
     for (const entry of readdirSync(join(pgdata, 'base'), { recursive: true, withFileTypes: true })) {
@@ -213,7 +217,7 @@ function relationBytes(pgdata: string): number {
 }
 
 /** From this much relation data on, a store is large: its queries get V8's optimizing compiler. */
-export const LARGE_STORE_BYTES = 256 * 1_048_576;
+const LARGE_STORE_BYTES = 256 * 1_048_576;
 
 /**
  * Whether PGlite's WebAssembly may be compiled by V8's optimizing tier (see useBaselineWasmCompiler):
@@ -221,7 +225,7 @@ export const LARGE_STORE_BYTES = 256 * 1_048_576;
  * MB resident) and the optimizing tier is what answers a common word's search under 20 ms (31 ms
  * without it); the price is a one-time peak while it compiles (~930 MB) and ~70 MB more after.
  */
-export function pgliteWasmTierUp(pgdata: string, setting: boolean | 'auto' = 'auto'): boolean {
+export function pgliteWasmTierUp(pgdata: string | { bytes: number }, setting: boolean | 'auto' = 'auto'): boolean {
   return setting === 'auto' ? relationBytes(pgdata) >= LARGE_STORE_BYTES : setting;
 }
 
@@ -266,9 +270,8 @@ export interface PgliteOpenOptions {
 export async function createPgliteDatabase(dataDir?: string, options: PgliteOpenOptions = {}): Promise<PgliteDatabase> {
   let release: (() => void) | undefined;
   let db: PGlite;
-  // Before the first PGlite compiles: the choice is process-wide.
-  if (dataDir === undefined || !pgliteWasmTierUp(join(dataDir, 'pglite'), options.wasmTierUp)) useBaselineWasmCompiler();
   if (dataDir === undefined) {
+    useBaselineWasmCompiler();
     // A snapshot (dumpDataDir) skips initdb, which is most of PGlite's start-up time.
     db = new PGlite(options.loadDataDir === undefined ? pgliteOptions() : { ...pgliteOptions(), loadDataDir: options.loadDataDir });
   } else {
@@ -280,7 +283,10 @@ export async function createPgliteDatabase(dataDir?: string, options: PgliteOpen
         await seedDataDir(dataDir, { cacheDir: options.template?.cacheDir ?? defaultTemplateCache(), queueSchema: options.template?.queueSchema });
       }
       const pgdata = join(dataDir, 'pglite');
-      db = new PGlite(pgdata, pgliteOptions(pgliteSharedBuffersMb(pgdata, options.sharedBuffersMb)));
+      const size = { bytes: relationBytes(pgdata) };
+      // Before this process's first PGlite compiles: the choice is process-wide.
+      if (!pgliteWasmTierUp(size, options.wasmTierUp)) useBaselineWasmCompiler();
+      db = new PGlite(pgdata, pgliteOptions(pgliteSharedBuffersMb(size, options.sharedBuffersMb)));
       await db.waitReady;
     } catch (error) {
       release();
