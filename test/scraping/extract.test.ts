@@ -5,6 +5,9 @@ import { readFileSync } from 'node:fs';
 import { runInNewContext } from 'node:vm';
 import { load } from 'cheerio';
 import fc from 'fast-check';
+import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
+import type { ExtractTask } from '../../src/scraping/extract/extract-worker.js';
 import { extract } from '../../src/scraping/extract/index.js';
 import { articleListExtractor } from '../../src/scraping/extract/article-list-extractor.js';
 import { booksListingExtractor } from '../../src/scraping/extract/books-listing-extractor.js';
@@ -14,7 +17,7 @@ import { microdataExtractor } from '../../src/scraping/extract/microdata-extract
 import { openGraphExtractor } from '../../src/scraping/extract/meta-extractor.js';
 import { parsePage } from '../../src/scraping/extract/page.js';
 import { productCardsExtractor } from '../../src/scraping/extract/product-cards-extractor.js';
-import type { Candidate, ExtractedItem, Extractor } from '../../src/scraping/extract/types.js';
+import type { Candidate, ExtractedItem, ExtractionResult, Extractor } from '../../src/scraping/extract/types.js';
 import { catalogueBooks, renderCataloguePage, type CatalogueBook } from '../fixtures/books-catalogue.js';
 
 const SITE = 'http://127.0.0.1:1234';
@@ -461,6 +464,24 @@ describe('hostile input', () => {
     // The path of 10,000 divs is kept by its specific end, bounded for storage.
     assert.match(found?.provenance.title?.locator ?? '', /^… .*div > div > h1$/);
     assert.ok((found?.provenance.title?.locator.length ?? Infinity) <= 1000);
+  });
+
+  test('schema.org graphs whose references point at each other are walked once per node, in microdata and JSON-LD', async (t) => {
+    // Each item refers to all the others: a walk of every path through the graph (16 levels deep)
+    // would never end, so the page is extracted in a thread the test can stop (the hang guard).
+    const pool = new Piscina<ExtractTask, ExtractionResult>({ filename: fileURLToPath(new URL('../../src/scraping/extract/extract-worker.ts', import.meta.url)), maxThreads: 1 });
+    t.after(() => pool.destroy());
+    const ids = Array.from({ length: 12 }, (_, i) => `n${i}`);
+    const microdata = ids
+      .map((id) => `<div id="${id}" itemprop="related" itemscope itemtype="https://schema.org/Thing" itemref="${ids.filter((other) => other !== id).join(' ')}"><span itemprop="name">${id}</span></div>`)
+      .join('');
+    const graph = ids.map((id) => ({ '@id': `#${id}`, '@type': 'Thing', name: id, related: ids.filter((other) => other !== id).map((other) => ({ '@id': `#${other}` })) }));
+    const product = '<script type="application/ld+json">{"@type":"Product","name":"Mesh lamp","offers":{"price":"9.50","priceCurrency":"EUR"}}</script>';
+    for (const html of [`<body>${microdata}${product}</body>`, `<body><script type="application/ld+json">${JSON.stringify({ '@graph': graph })}</script>${product}</body>`]) {
+      assert.ok(html.length < 10_000, 'a small page');
+      const result = await pool.run({ html, pageUrl: `${SITE}/`, options: {} }, { signal: AbortSignal.timeout(30_000) });
+      assert.deepEqual(result.items.map((i) => [i.title, i.price]), [['Mesh lamp', 9.5]]);
+    }
   });
 
   test('random HTML-ish markup gives only storable items, and a product stated after it is still found', () => {

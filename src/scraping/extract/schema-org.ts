@@ -69,8 +69,16 @@ export function readSchemaOrg(roots: readonly SdoNode[], source: Source, pageUrl
     byLocator.set(candidate.locator, candidate);
     reading.candidates.push(candidate);
   };
+  // Nodes are shared (JSON-LD @id references, microdata itemref) and may form cycles: a walk that
+  // followed every path through such a graph would be exponential in its size. Each node is walked
+  // once per way of reaching it that changes what it yields (as a main entity, as a reviewed item).
+  const walked = new Map<SdoNode, number>();
   const visit = (node: SdoNode, depth: number, main: boolean, reviewed = false): void => {
     if (depth > MAX_DEPTH || reading.candidates.length >= MAX_CANDIDATES) return;
+    const way = (main ? 1 : 0) | (reviewed ? 2 : 0);
+    const ways = walked.get(node) ?? 0;
+    if ((ways & (1 << way)) !== 0) return;
+    walked.set(node, ways | (1 << way));
     for (const type of node.types) reading.types.add(type);
     if (isOffered(node)) {
       // A review names what it reviews; that is a product for sale only when it is marked up with an offer.
