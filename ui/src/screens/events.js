@@ -36,17 +36,18 @@ export function EventsScreen({ query: params }) {
   };
   const events = [...live, ...(latest.data ?? [])];
 
+  // The filter form is uncontrolled, started from the URL (keyed by it): live events re-render the screen and must not undo what is being typed.
   return html`
     <h1>Events</h1>
-    <form class="filters" onSubmit=${apply} aria-label="Filters">
+    <form class="filters" onSubmit=${apply} aria-label="Filters" key=${filterQuery}>
       <${Field} label="Type" id="type">
-        <select id="type" name="type" value=${filters.type}>
+        <select id="type" name="type">
           <option value="">Any</option>
-          ${TYPES.map((t) => html`<option value=${t}>${t}</option>`)}
+          ${TYPES.map((t) => html`<option value=${t} selected=${t === filters.type}>${t}</option>`)}
         </select>
       <//>
-      <${Field} label="Product id" id="product_id"><input id="product_id" name="product_id" type="number" min="1" value=${filters.product_id} /><//>
-      <${Field} label="Source" id="source"><input id="source" name="source" type="url" value=${filters.source} /><//>
+      <${Field} label="Product id" id="product_id"><input id="product_id" name="product_id" type="number" min="1" defaultValue=${filters.product_id} /><//>
+      <${Field} label="Source" id="source"><input id="source" name="source" type="url" defaultValue=${filters.source} /><//>
       <div class="actions"><button type="submit" class="primary">Apply</button></div>
     </form>
     <p class="muted" role="status">

@@ -45,27 +45,28 @@ export function ProductsScreen({ query: params }) {
     go({ ...values, sort: String(form.get('sort') ?? '') });
   };
 
+  // The filter form is uncontrolled, started from the URL (keyed by it): the list arriving re-renders the screen and must not undo what is being chosen.
   return html`
     <h1>Products</h1>
-    <form class="filters" onSubmit=${apply} aria-label="Search and filters">
-      <${Field} label="Search" id="q"><input id="q" name="q" type="search" value=${filters.q} placeholder="Title or description" /><//>
-      <${Field} label="Lowest price" id="min_price"><input id="min_price" name="min_price" type="number" min="0" step="any" value=${filters.min_price} /><//>
-      <${Field} label="Highest price" id="max_price"><input id="max_price" name="max_price" type="number" min="0" step="any" value=${filters.max_price} /><//>
+    <form class="filters" onSubmit=${apply} aria-label="Search and filters" key=${params.toString()}>
+      <${Field} label="Search" id="q"><input id="q" name="q" type="search" defaultValue=${filters.q} placeholder="Title or description" /><//>
+      <${Field} label="Lowest price" id="min_price"><input id="min_price" name="min_price" type="number" min="0" step="any" defaultValue=${filters.min_price} /><//>
+      <${Field} label="Highest price" id="max_price"><input id="max_price" name="max_price" type="number" min="0" step="any" defaultValue=${filters.max_price} /><//>
       <${Field} label="Currency" id="currency">
-        <input id="currency" name="currency" value=${filters.currency} maxlength="3" pattern="[A-Z]{3}" placeholder="GBP" autocapitalize="characters" />
+        <input id="currency" name="currency" defaultValue=${filters.currency} maxlength="3" pattern="[A-Z]{3}" placeholder="GBP" autocapitalize="characters" />
       <//>
       <${Field} label="Availability" id="availability">
-        <select id="availability" name="availability" value=${filters.availability}>
+        <select id="availability" name="availability">
           <option value="">Any</option>
-          ${AVAILABILITY.map((a) => html`<option value=${a}>${a.replace(/_/g, ' ')}</option>`)}
+          ${AVAILABILITY.map((a) => html`<option value=${a} selected=${a === filters.availability}>${a.replace(/_/g, ' ')}</option>`)}
         </select>
       <//>
-      <${Field} label="Source URL" id="source" hint="Where a scrape started"><input id="source" name="source" type="url" value=${filters.source} placeholder="https://shop.example/" aria-describedby="source-hint" /><//>
-      <${Field} label="Changed since" id="changed_since"><input id="changed_since" name="changed_since" type="datetime-local" value=${toLocal(filters.changed_since)} /><//>
+      <${Field} label="Source URL" id="source" hint="Where a scrape started"><input id="source" name="source" type="url" defaultValue=${filters.source} placeholder="https://shop.example/" aria-describedby="source-hint" /><//>
+      <${Field} label="Changed since" id="changed_since"><input id="changed_since" name="changed_since" type="datetime-local" defaultValue=${toLocal(filters.changed_since)} /><//>
       <${Field} label="Sort" id="sort">
-        <select id="sort" name="sort" value=${sort}>
+        <select id="sort" name="sort">
           <option value="">Best match / oldest first</option>
-          ${SORTS.map(([value, label]) => html`<option value=${value}>${label}</option>`)}
+          ${SORTS.map(([value, label]) => html`<option value=${value} selected=${value === sort}>${label}</option>`)}
         </select>
       <//>
       <div class="actions">
