@@ -45,10 +45,14 @@ function spawnEntry(entry: string, env: Record<string, string>) {
   return { child, output: () => output, exited };
 }
 
-/** Runs the main service from source with exactly `env` (plus PATH), waiting until /health answers. */
-export async function startMainProcess(env: Record<string, string>, upWithinMs = 120_000): Promise<ServiceProcess> {
+/**
+ * Runs the main service from source with exactly `env` (plus PATH), waiting until /health answers;
+ * `entry` is a test entry point that wraps the service (see test/main/*-entry.ts).
+ */
+export async function startMainProcess(env: Record<string, string>, options: { upWithinMs?: number; entry?: string } = {}): Promise<ServiceProcess> {
+  const upWithinMs = options.upWithinMs ?? 120_000;
   const port = await freePort();
-  const { child, output: printed, exited } = spawnEntry(MAIN_SERVER, { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', PORT: String(port), ...env });
+  const { child, output: printed, exited } = spawnEntry(options.entry ?? MAIN_SERVER, { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', PORT: String(port), ...env });
   const base = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + upWithinMs;
   for (;;) {

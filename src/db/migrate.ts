@@ -3,7 +3,7 @@ import type { Database } from './database.js';
 import { migrations as allMigrations, type Migration } from './migrations.js';
 
 /** Arbitrary constant: the advisory lock that serialises migrators across processes. */
-const MIGRATION_LOCK = 72_410_001;
+export const MIGRATION_LOCK = 72_410_001;
 
 export interface MigrationReport {
   applied: Array<{ version: number; name: string }>;

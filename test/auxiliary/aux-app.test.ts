@@ -242,14 +242,13 @@ describe('the proxy when the main service is down or slow', () => {
     assert.equal(health.json().main_service.url, url);
   });
 
-  test('hanging main: 504 after proxyTimeoutMs; /health degraded quickly', async () => {
+  test('hanging main: 504 when its configured proxyTimeoutMs runs out; /health degraded', async () => {
     const hanging = await hangingServer();
     closers.push(hanging.close);
     const { app } = await auxOn(hanging.url, closers, 300);
-    const started = performance.now();
+    // The main service never answers, so only the timer can end the request: the one configured here.
     const problem = assertProblem(await app.inject({ url: '/proxy/products' }), 504);
-    const took = performance.now() - started;
-    assert.ok(took >= 280 && took < 3_000, `took ${took} ms`);
+    assert.match(problem.detail, /did not answer within 300 ms/);
     assert.ok(problem.detail.includes(hanging.url));
     assertProblem(await app.inject({ url: '/proxy/external-posts' }), 504);
     const health = await app.inject({ url: '/health' });

@@ -1,38 +1,70 @@
-// Migrations under concurrency: several processes starting on one empty PostgreSQL database at once.
+// Migrations under concurrency: several `db:init` processes starting on one empty PostgreSQL database at once; and what old migrations do to old rows.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
 import pg from 'pg';
-import { createPgliteDatabase, createPostgresDatabase } from '../../src/db/database.js';
-import { migrate } from '../../src/db/migrate.js';
+import { createPgliteDatabase } from '../../src/db/database.js';
+import { migrate, MIGRATION_LOCK } from '../../src/db/migrate.js';
 import { migrations } from '../../src/db/migrations.js';
 import { warnIfNoPostgres } from '../helpers.js';
+import { TSX } from '../process-helpers.js';
+import { until } from '../wait.js';
 
 warnIfNoPostgres();
 const url = process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL;
+const INIT = fileURLToPath(new URL('../../src/db/init.ts', import.meta.url));
+
+/** `npm run db:init` as a child process; resolves with its exit code and what it printed. */
+function runInit(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, ['--import', TSX, INIT], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, output })));
+}
 
 describe('migrations on PostgreSQL', { skip: url === undefined ? 'set DATABASE_URL or TEST_DATABASE_URL' : false }, () => {
-  test('three instances migrating one empty database at once all succeed and apply each migration once', async () => {
-    // Ten rounds: the race between two CREATE TABLE IF NOT EXISTS is a matter of timing.
-    for (let round = 0; round < 10; round++) {
-      const schema = `migrate_${randomBytes(5).toString('hex')}`;
-      const admin = new pg.Client({ connectionString: url });
-      await admin.connect();
-      await admin.query(`CREATE SCHEMA ${schema}`);
-      const scoped = new URL(url!);
-      scoped.searchParams.set('options', `-c search_path=${schema}`);
-      const instances = [0, 1, 2].map(() => createPostgresDatabase(scoped.toString(), { max: 2 }));
-      try {
-        const reports = await Promise.all(instances.map((db) => migrate(db)));
-        for (const report of reports) assert.equal(report.current, migrations.at(-1)!.version);
-        assert.equal(reports.reduce((n, r) => n + r.applied.length, 0), migrations.length, 'each migration applied by exactly one instance');
-        const { rows } = await admin.query(`SELECT count(*)::int AS n FROM ${schema}.schema_migrations`);
-        assert.equal(rows[0].n, migrations.length);
-      } finally {
-        await Promise.all(instances.map((db) => db.close()));
-        await admin.query(`DROP SCHEMA ${schema} CASCADE`);
-        await admin.end();
+  test('three db:init processes on one empty database at once all succeed, and each migration is applied once', async () => {
+    // A database of its own: the migrations' advisory lock, which the test holds as a starting gate,
+    // is per database, so no other test file waits on it.
+    const database = `migrate_${randomBytes(5).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${database}`);
+    const target = new URL(url!);
+    target.pathname = `/${database}`;
+    const gate = new pg.Client({ connectionString: target.href });
+    await gate.connect();
+    try {
+      for (let round = 0; round < 3; round++) {
+        const schema = `round_${round}`;
+        await gate.query(`CREATE SCHEMA ${schema}`);
+        const scoped = new URL(target.href);
+        scoped.searchParams.set('options', `-c search_path=${schema}`);
+        // The gate: every process starts, connects, and waits on the lock; released, they all race.
+        await gate.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+        const runs = [0, 1, 2].map(() => runInit({ DATABASE_URL: scoped.href, JOBS_SCHEMA: `${schema}_queue`, LOG_LEVEL: 'warn' }));
+        await until('all three processes to wait at the gate', async () => {
+          const { rows } = await gate.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND objid = $1 AND NOT granted`,
+            [MIGRATION_LOCK],
+          );
+          return rows[0]!.n === 3;
+        });
+        await gate.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
+        const results = await Promise.all(runs);
+        for (const result of results) assert.equal(result.code, 0, result.output);
+        const applied = results.flatMap((r) => [...r.output.matchAll(/applied migration (\d+)/g)].map((m) => Number(m[1])));
+        assert.deepEqual(applied.sort((a, b) => a - b), migrations.map((m) => m.version), 'each migration applied by exactly one process');
+        const { rows } = await gate.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${schema}.schema_migrations`);
+        assert.equal(rows[0]!.n, migrations.length);
       }
+    } finally {
+      await gate.end().catch(() => undefined);
+      await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+      await admin.end();
     }
   });
 });

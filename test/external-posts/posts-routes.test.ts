@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { after, before, describe, test } from 'node:test';
 import type { App } from '../../src/http/base-app.js';
 import { backends, mainAppOn } from '../helpers.js';
+import { until } from '../wait.js';
 
 type Mode = 'good' | 'down' | 'garbage' | 'not-array' | 'slow';
 
@@ -21,7 +22,6 @@ function assertProblem(res: { statusCode: number; headers: Record<string, unknow
   return body;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('GET /external/posts', () => {
   let app: App;
@@ -97,9 +97,12 @@ describe('GET /external/posts', () => {
   test('when the upstream fails after the TTL, the stale copy is served and says so', async () => {
     upstream.mode = 'good';
     assert.equal((await app.inject({ url: '/external/posts?userId=3' })).headers['x-cache'], 'MISS');
-    await sleep(TTL_MS + 100);
     upstream.mode = 'down';
-    const stale = await app.inject({ url: '/external/posts?userId=3' });
+    // A fresh copy is a HIT and asks nothing of the upstream; once past its TTL it is asked, fails, and the copy is served stale.
+    const stale = await until('the copy to pass its TTL', async () => {
+      const res = await app.inject({ url: '/external/posts?userId=3' });
+      return res.headers['x-cache'] === 'HIT' ? false : res;
+    });
     assert.equal(stale.statusCode, 200, stale.body);
     assert.deepEqual(stale.json(), POSTS);
     assert.equal(stale.headers['x-cache'], 'STALE');
@@ -122,12 +125,10 @@ describe('GET /external/posts', () => {
     assert.match(assertProblem(await app.inject({ url: '/external/posts?userId=77' }), 502).detail, /not an array/);
   });
 
-  test('a slow upstream with no copy: 504 after the timeout', async () => {
+  test('a slow upstream with no copy: 504 at the configured timeout', { timeout: 60_000 }, async () => {
+    // The upstream never answers: only the configured timer can end the request, and the detail names it.
     upstream.mode = 'slow';
-    const started = performance.now();
     const problem = assertProblem(await app.inject({ url: '/external/posts?userId=78' }), 504);
-    const took = performance.now() - started;
-    assert.ok(took >= TIMEOUT_MS - 20 && took < TIMEOUT_MS + 3_000, `took ${took} ms`);
     assert.match(problem.detail, new RegExp(`${TIMEOUT_MS} ms`));
   });
 

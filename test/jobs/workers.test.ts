@@ -1,6 +1,7 @@
 // Several real processes on one PostgreSQL: workers sharing a 1000-page crawl, one killed mid-way, schedules, shutdown, a database that starts late.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site.js';
@@ -8,6 +9,7 @@ import { noPostgresBinaries } from '../helpers.js';
 import { startThrowawayPostgres } from '../fixtures/throwaway-postgres.js';
 import { MAIN_SERVER, TSX, freePort, startMainProcess, startWorkerProcess, type ServiceProcess, type WorkerProcess } from '../process-helpers.js';
 import { spawn } from 'node:child_process';
+import { until } from '../wait.js';
 
 const pgUrl = process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL;
 const skip = pgUrl === undefined ? 'several processes share one database only on PostgreSQL: set DATABASE_URL or TEST_DATABASE_URL' : false;
@@ -49,6 +51,10 @@ describe('workers: several processes on one PostgreSQL', { skip }, () => {
     const started = await startWorkerProcess({ ...env(), ...extra });
     workers.push(started);
     return started;
+  };
+  const stopWorkers = async () => {
+    for (const w of workers) if (w.child.exitCode === null) w.child.kill('SIGKILL');
+    await Promise.all(workers.map((w) => w.exited));
   };
   const query = async <R>(sql: string, params: unknown[] = []): Promise<R[]> => {
     const client = new pg.Client({ connectionString: url });
@@ -114,7 +120,9 @@ describe('workers: several processes on one PostgreSQL', { skip }, () => {
     assert.equal(shared.length, 3, `pages per worker: ${JSON.stringify(shared)}`);
   });
 
-  test('kill -9 of a worker in the middle of a crawl: the job still completes, no page lost, no product twice', async () => {
+  test('kill -9 of the only worker while it holds claimed crawl pages: another takes them over, each finished once, one product per book', async () => {
+    // The workers of the previous test stop first: the victim is the only process that can claim pages.
+    await stopWorkers();
     const site = await startFixtureSite({ catalogue: { pages: 10, perPage: 20 }, latencyMs: 60 });
     sites.push(site);
     const victim = await worker();
@@ -122,22 +130,38 @@ describe('workers: several processes on one PostgreSQL', { skip }, () => {
       url: `${site.url}books/`,
       crawl: { sitemap: true, max_pages: 1000, include: ['/books/**'], exclude: ['**/category/**'] },
     });
-    for (;;) {
+    // Mid-crawl, and mid-fetch: some pages done, and the site answering the victim right now.
+    await until('the victim to be fetching pages mid-crawl', async () => {
       const job = (await (await fetch(`${api.base}/jobs/${queued.body.id}`)).json()) as JobBody;
-      if (job.progress.pages_done >= 40) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+      return job.progress.pages_done >= 40 && site.inFlight().some((path) => path.startsWith('/books/'));
+    });
     victim.child.kill('SIGKILL');
     await victim.exited;
-    await worker(); // the survivor takes over; the dead worker's pages come back after their heartbeat lapses
+    // What it held when it died: page deliveries the queue had handed out and not seen finished.
+    const held = await query<{ id: string }>(
+      `SELECT id FROM pgboss.job WHERE name = 'crawl-page' AND state = 'active' AND data->>'job_id' = $1`,
+      [queued.body.id],
+    );
+    assert.ok(held.length > 0, 'the victim held claimed pages at the kill');
+    const heldIds = held.map((h) => h.id);
+    const before = await query<{ status: string }>('SELECT status FROM crawl_frontier WHERE id = ANY($1::uuid[])', [heldIds]);
+    assert.deepEqual(before.map((row) => row.status), heldIds.map(() => 'pending'), 'none of them was settled by the victim');
+
+    const survivor = await worker(); // the dead worker's pages come back once their heartbeat lapses
     const job = await untilEnded(api.base, queued.body.id, 180_000);
     assert.equal(job.status, 'succeeded', JSON.stringify(job));
+    const takenOver = await query<{ status: string; worker: string }>('SELECT status, worker FROM crawl_frontier WHERE id = ANY($1::uuid[])', [heldIds]);
+    assert.deepEqual(
+      takenOver,
+      heldIds.map(() => ({ status: 'done', worker: `${hostname()}:${survivor.child.pid}` })),
+      'every page the victim held was finished by the survivor',
+    );
     const [frontier] = await query<{ pending: number; failed: number; done: number }>(
       `SELECT count(*) FILTER (WHERE status = 'pending')::int AS pending, count(*) FILTER (WHERE status = 'failed')::int AS failed,
               count(*) FILTER (WHERE status = 'done')::int AS done FROM crawl_frontier WHERE job_id = $1`,
       [job.id],
     );
-    assert.deepEqual(frontier, { pending: 0, failed: 0, done: job.progress.pages_done }, 'no page lost');
+    assert.deepEqual(frontier, { pending: 0, failed: 0, done: job.progress.pages_done }, 'no page lost, each counted once');
     const detail = [...site.hits].filter(([path]) => path.startsWith('/books/catalogue/') && path.endsWith('/index.html'));
     assert.equal(detail.length, 200, 'every detail page fetched');
     const [products] = await query<{ n: number; distinct_urls: number }>(
@@ -145,25 +169,28 @@ describe('workers: several processes on one PostgreSQL', { skip }, () => {
       [`${site.url}books/catalogue/%`],
     );
     assert.deepEqual(products, { n: 200, distinct_urls: 200 }, 'no product twice');
+    // The job's own counts agree: one product created per book, every sighting counted once.
+    assert.equal(job.progress.created, detail.length, 'created == the books (detail pages)');
+    assert.equal(job.progress.products_found, job.progress.created + job.progress.updated);
   });
 
   test('SIGTERM: a worker hands its unfinished job back within the grace period and exits; another finishes it', async () => {
-    for (const w of workers) if (w.child.exitCode === null) w.child.kill('SIGKILL');
-    const site = await startFixtureSite({ latencyMs: 12_000 });
+    await stopWorkers();
+    const site = await startFixtureSite();
     sites.push(site);
+    // The page stays unanswered until the test releases it: the worker can only stop by handing the job back.
+    const page = site.hold('/pages/opengraph.html');
     const first = await worker();
-    const queued = await postJson(`${api.base}/jobs`, { url: `${site.url}pages/opengraph.html`, timeout_ms: 30_000 });
-    for (;;) {
-      const job = (await (await fetch(`${api.base}/jobs/${queued.body.id}`)).json()) as JobBody;
-      if (job.status === 'running') break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    const signalled = Date.now();
+    const queued = await postJson(`${api.base}/jobs`, { url: `${site.url}pages/opengraph.html`, timeout_ms: 60_000 });
+    await until('the first worker to be fetching the held page', () => site.inFlight().includes('/pages/opengraph.html'));
     first.child.kill('SIGTERM');
     const { code } = await first.exited;
     assert.equal(code, 0, first.output());
-    assert.ok(Date.now() - signalled < 12_000, `stopped in ${Date.now() - signalled} ms`);
     assert.match(first.output(), /worker stopped/);
+    assert.equal(site.bytesSent.get('/pages/opengraph.html'), undefined, 'it stopped while the page was still unanswered');
+    const handedBack = (await (await fetch(`${api.base}/jobs/${queued.body.id}`)).json()) as JobBody;
+    assert.notEqual(handedBack.status, 'succeeded');
+    page.release();
     await worker();
     const job = await untilEnded(api.base, queued.body.id, 90_000);
     assert.equal(job.status, 'succeeded', JSON.stringify(job));
@@ -178,21 +205,20 @@ describe('workers: several processes on one PostgreSQL', { skip }, () => {
     const paused = await postJson(`${api.base}/schedules`, { cron: '* * * * *', paused: true, job: { url: `${site.url}pages/microdata.html` } });
     assert.equal(every.status, 201, JSON.stringify(every.body));
     const runs = async (id: string) => (await query<{ n: number }>('SELECT count(*)::int AS n FROM jobs WHERE schedule_id = $1', [id]))[0]!.n;
-    // The first occurrence (it may be the minute already begun); then exactly one more at the next minute.
-    const deadline = Date.now() + 75_000;
-    while ((await runs(every.body.id)) === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 500));
-    const first = await runs(every.body.id);
+    const minutes = async () =>
+      (await query<{ minute: string }>(
+        `SELECT to_char(date_trunc('minute', created_at), 'HH24:MI') AS minute FROM jobs WHERE schedule_id = $1 ORDER BY created_at`,
+        [every.body.id],
+      )).map((row) => row.minute);
+    // The first occurrence (it may be the minute already begun), then two more due minutes: the middle
+    // one was watched from before it began until after it ended, so a second job for it would be here.
+    const first = await until('the first occurrence', async () => ((await runs(every.body.id)) > 0 ? runs(every.body.id) : false), { withinMs: 120_000 });
     assert.equal(first, 1, 'one job for the first occurrence, whatever the number of workers');
-    const nextMinute = Math.ceil((Date.now() + 1000) / 60_000) * 60_000;
-    await new Promise((r) => setTimeout(r, nextMinute - Date.now() + 12_000));
-    // The first job may have been seen just before a minute began, so the wait may span two due times:
-    // what must hold is one job per due minute, never two, and at least the next one.
-    const fired = await query<{ minute: string }>(
-      `SELECT to_char(date_trunc('minute', created_at), 'HH24:MI') AS minute FROM jobs WHERE schedule_id = $1 ORDER BY created_at`,
-      [every.body.id],
-    );
-    assert.ok(fired.length >= 2, 'one more job at the next minute');
-    assert.equal(new Set(fired.map((f) => f.minute)).size, fired.length, `one job per due minute: ${fired.map((f) => f.minute).join(', ')}`);
+    const fired = await until('jobs of three due minutes', async () => {
+      const seen = await minutes();
+      return new Set(seen).size >= 3 ? seen : false;
+    }, { withinMs: 240_000, everyMs: 500 });
+    assert.equal(new Set(fired).size, fired.length, `one job per due minute: ${fired.join(', ')}`);
     assert.equal(await runs(paused.body.id), 0, 'the paused schedule never fired');
     const schedule = (await (await fetch(`${api.base}/schedules/${every.body.id}`)).json()) as { runs: number; last_job_id: string };
     assert.equal(schedule.runs, fired.length);

@@ -8,6 +8,7 @@ import { Product } from '../../src/products/product-schema.js';
 import { likePattern, searchCondition } from '../../src/products/product-search.js';
 import { createProductStore, type ProductStore } from '../../src/products/product-store.js';
 import { backends, warnIfNoPostgres } from '../helpers.js';
+import { until } from '../wait.js';
 
 warnIfNoPostgres();
 
@@ -55,7 +56,8 @@ for (const backend of backends()) {
 
     test('update changes only the given fields and bumps updated_at', async () => {
       const p = await store.create({ title: 'Beta', price: 5, description: 'keep me' });
-      await new Promise((r) => setTimeout(r, 5));
+      // Timestamps are kept to the millisecond: the update must fall in a later one.
+      await until('the clock to pass the creation time', () => Date.now() > Date.parse(p.updated_at) + 1);
       const u = await store.update(p.id, { price: 6.5 });
       assert.equal(u?.price, 6.5);
       assert.equal(u?.title, 'Beta');

@@ -81,18 +81,6 @@ describe('assertAllowedUrl refuses every private or non-HTTP spelling', () => {
       });
     });
   }
-
-  test('the table has at least 30 spellings', () => {
-    assert.ok(REFUSED.length >= 30, `only ${REFUSED.length}`);
-  });
-});
-
-describe('WHATWG URL parsing normalises exotic IPv4 spellings before the check', () => {
-  for (const spelling of ['127.1', '0177.0.0.1', '0x7f.1', '2130706433', '0x7f000001', '017700000001', '127.000.000.1']) {
-    test(`http://${spelling}/ has hostname 127.0.0.1`, () => {
-      assert.equal(new URL(`http://${spelling}/`).hostname, '127.0.0.1');
-    });
-  }
 });
 
 describe('assertAllowedUrl allows public targets (pure check, nothing is fetched)', () => {

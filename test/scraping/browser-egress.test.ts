@@ -1,9 +1,11 @@
 // The ways out of a page besides its HTTP requests (WebRTC, WebTransport, service workers, prefetching) reach nothing the guard refuses.
 import assert from 'node:assert/strict';
 import dgram from 'node:dgram';
+import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { createBrowserRenderer, type BrowserRenderer } from '../../src/scraping/browser/index.js';
 import { executablePath, html, noChromium, send, startSite, USER_AGENT, type Site } from './browser-site.js';
+import { until } from '../wait.js';
 
 /** Each probe page reports into #out and writes #done when it has tried everything. */
 function probe(script: string, head = ''): string {
@@ -109,14 +111,35 @@ describe('browser egress beyond HTTP, with private networks not allowed', { skip
     udp.close();
   });
 
-  /** Stray datagrams or connections may trail the page's answer: give them a moment to arrive. */
-  const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 300));
+  /** The client ports of the barrier's own connections to the forbidden server. */
+  const barrierPorts = new Set<number>();
+  /**
+   * A barrier after the page said it was done trying: our own datagram to the listener and our own
+   * connection to the forbidden server, each waited for. Anything the browser sent before the render
+   * returned reached loopback before them, so once they arrived it has arrived too.
+   */
+  const settle = async (): Promise<void> => {
+    const sender = dgram.createSocket('udp4');
+    await new Promise<void>((resolve) => sender.bind(0, '127.0.0.1', resolve));
+    const mark = `1 bytes from 127.0.0.1:${sender.address().port}`;
+    sender.send(Buffer.from('!'), udpPort, '127.0.0.1');
+    await until('the barrier datagram', () => datagrams.includes(mark));
+    datagrams.splice(datagrams.indexOf(mark), 1);
+    sender.close();
+    const socket = net.connect(Number(forbiddenPort()), '127.0.0.1');
+    socket.on('error', () => undefined);
+    await new Promise((resolve) => socket.once('connect', resolve));
+    barrierPorts.add(socket.localPort!);
+    await until('the barrier connection', () => site.forbiddenPeers().includes(socket.localPort!));
+    socket.destroy();
+  };
+  const strayConnections = () => site.forbiddenPeers().filter((port) => !barrierPorts.has(port)).length;
 
   test('WebRTC: STUN and TURN over UDP send nothing to a loopback UDP listener, and TURN over TCP never connects', async () => {
     const page = await renderer.render(`${site.origin}/webrtc`, { timeoutMs: 10_000, waitFor: '#done' });
     await settle();
     assert.deepEqual(datagrams, [], 'the UDP listener received nothing');
-    assert.equal(site.forbiddenConnections(), 0, 'the TURN server on TCP was never connected to');
+    assert.equal(strayConnections(), 0, 'the TURN server on TCP was never connected to');
     // Without the policy the page gathers host (mDNS) candidates and asks the STUN server for a reflexive one.
     assert.doesNotMatch(page.html, /host|srflx|relay/);
   });
@@ -138,7 +161,7 @@ describe('browser egress beyond HTTP, with private networks not allowed', { skip
     const page = await renderer.render(`${site.origin}/prefetch`, { timeoutMs: 10_000, waitFor: '#done' });
     assert.match(page.html, /id="done">waited/);
     await settle();
-    assert.equal(site.forbiddenConnections(), 0);
+    assert.equal(strayConnections(), 0);
     assert.ok(
       guardCalls.some((url) => url.includes(new URL(site.forbiddenOrigin).host)),
       'the prefetches were put to the guard (and refused), not merely skipped',

@@ -17,6 +17,8 @@ export interface Site {
   hits: Map<string, number>;
   /** Connections the "forbidden" server accepted: must stay 0. */
   forbiddenConnections(): number;
+  /** The client ports of those connections, in the order they were accepted. */
+  forbiddenPeers(): number[];
   forbiddenOrigin: string;
   lastUserAgent: string | undefined;
   /** The Cookie header of each request to /state. */
@@ -29,13 +31,11 @@ export function html(body: string, head = ''): string {
 }
 
 /**
- * Runs `work` with the browser process stopped (SIGSTOP: contexts can neither open nor close) and
- * returns how long it took. SIGKILL works on a stopped process, but one the renderer did not kill is
- * never left stopped behind.
+ * Runs `work` with the browser process stopped (SIGSTOP: contexts can neither open nor close).
+ * SIGKILL works on a stopped process, but one the renderer did not kill is never left stopped behind.
  */
-export async function whileFrozen(pid: number, work: () => Promise<unknown>): Promise<number> {
+export async function whileFrozen(pid: number, work: () => Promise<unknown>): Promise<void> {
   process.kill(pid, 'SIGSTOP');
-  const started = Date.now();
   try {
     await work();
   } finally {
@@ -45,7 +45,6 @@ export async function whileFrozen(pid: number, work: () => Promise<unknown>): Pr
       // Already gone: the renderer killed it, as it should.
     }
   }
-  return Date.now() - started;
 }
 
 export async function listen(server: http.Server): Promise<number> {
@@ -56,14 +55,14 @@ export async function listen(server: http.Server): Promise<number> {
 export async function startSite(extraPages: Record<string, Handler> = {}): Promise<Site> {
   const hits = new Map<string, number>();
   const held = new Set<http.ServerResponse>();
-  let forbiddenConnections = 0;
+  const forbiddenPeers: number[] = [];
   let lastUserAgent: string | undefined;
   const cookiesSeen: string[] = [];
 
   // A second server standing in for an internal address the guard refuses: nothing may reach it.
   const forbidden = http.createServer((_req, res) => res.end('internal secrets'));
-  forbidden.on('connection', () => {
-    forbiddenConnections += 1;
+  forbidden.on('connection', (socket) => {
+    forbiddenPeers.push(socket.remotePort ?? 0);
   });
   const forbiddenPort = await listen(forbidden);
   const forbiddenOrigin = `http://127.0.0.1:${forbiddenPort}`;
@@ -187,7 +186,8 @@ export async function startSite(extraPages: Record<string, Handler> = {}): Promi
   return {
     origin: `http://127.0.0.1:${port}`,
     hits,
-    forbiddenConnections: () => forbiddenConnections,
+    forbiddenConnections: () => forbiddenPeers.length,
+    forbiddenPeers: () => [...forbiddenPeers],
     forbiddenOrigin,
     cookiesSeen,
     get lastUserAgent() {

@@ -9,6 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import type { App } from '../../src/http/base-app.js';
 import { backends, mainServiceOn, warnIfNoPostgres } from '../helpers.js';
 import { startMainProcess } from '../process-helpers.js';
+import { until, untilOutput } from '../wait.js';
 
 warnIfNoPostgres();
 
@@ -101,12 +102,12 @@ for (const backend of backends()) {
       assert.equal(queued.statusCode, 202, queued.body);
       noPassword('the queued job', queued.body);
       const id = queued.json().id;
-      let job;
-      for (let i = 0; i < 200; i++) {
-        job = (await app.inject({ url: `/jobs/${id}` })).json();
-        if (['succeeded', 'failed'].includes(job.status)) break;
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      const ended = async (jobId: string) =>
+        until(`job ${jobId} to end`, async () => {
+          const body = (await app.inject({ url: `/jobs/${jobId}` })).json();
+          return ['succeeded', 'failed'].includes(body.status) ? body : false;
+        });
+      let job = await ended(id);
       assert.equal(job.status, 'succeeded', JSON.stringify(job.error));
       noPassword('the job', JSON.stringify(job));
       assert.match(job.request.url, /ann:\*\*\*@/);
@@ -120,11 +121,7 @@ for (const backend of backends()) {
       noPassword('the changed schedule', renamed.body);
       const run = await app.inject({ method: 'POST', url: `/schedules/${schedule.json().id}/run` });
       assert.equal(run.statusCode, 202, run.body);
-      for (let i = 0; i < 200; i++) {
-        job = (await app.inject({ url: `/jobs/${run.json().id}` })).json();
-        if (['succeeded', 'failed'].includes(job.status)) break;
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      job = await ended(run.json().id);
       assert.equal(job.status, 'succeeded', 'the run had the password');
       noPassword('the schedules', (await app.inject({ url: '/schedules' })).body);
     });
@@ -137,7 +134,7 @@ for (const backend of backends()) {
       noPassword('the new webhook', made.body.replace(made.json().secret, ''));
       assert.match(made.json().url, /hook:\*\*\*@/);
       await app.inject({ method: 'POST', url: '/products', payload: { title: 'Trigger', price: 1 } });
-      for (let i = 0; i < 100 && receiver.authorizations.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+      await until('the delivery', () => receiver.authorizations.length > 0);
       assert.equal(receiver.authorizations[0], `Basic ${Buffer.from(`hook:${PASSWORD}`).toString('base64')}`);
       noPassword('the webhooks', (await app.inject({ url: '/webhooks' })).body);
     });
@@ -154,8 +151,8 @@ test('the service\'s own log lines never carry a URL password', async (t) => {
   const secretUrl = `http://${USER}:${PASSWORD}@127.0.0.1:9/nothing-listens`;
   await fetch(`${service.base}/products?source_url=${encodeURIComponent(secretUrl)}`);
   await fetch(`${service.base}/scrape`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: secretUrl }) });
-  await new Promise((r) => setTimeout(r, 300));
+  // The request lines are written in batches: wait for the scrape's.
+  await untilOutput('the request lines to be written', service.output, /"route":"\/scrape"/);
   const output = service.output();
-  assert.match(output, /"route":"\/scrape"/, 'the request lines were written');
   assert.ok(!output.includes(PASSWORD), `a log line shows the password:\n${output.split('\n').filter((l) => l.includes(PASSWORD)).join('\n')}`);
 });

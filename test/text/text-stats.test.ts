@@ -230,14 +230,12 @@ describe('textStats', () => {
     assert.throws(() => textStats('a', { wordsPerMinute: Number.NaN }), RangeError);
   });
 
-  test('1 MiB of prose gives exact counts, quickly', () => {
+  test('1 MiB of prose gives exact counts (its throughput is a bench row)', () => {
     const unit = 'The quick brown fox jumps over the lazy dog. It wasn’t “quoted” — really, 3.14 times!\n\n';
     const repeats = Math.ceil((1024 * 1024) / Buffer.byteLength(unit));
     const text = unit.repeat(repeats);
     const one = textStats(unit);
-    const started = performance.now();
     const stats = textStats(text);
-    const ms = performance.now() - started;
     assert.equal(stats.word_count, one.word_count * repeats);
     assert.equal(stats.character_count, one.character_count * repeats);
     assert.equal(stats.character_count_no_spaces, one.character_count_no_spaces * repeats);
@@ -247,23 +245,17 @@ describe('textStats', () => {
     assert.equal(stats.unique_word_count, one.unique_word_count);
     assert.equal(stats.average_word_length, one.average_word_length);
     assert.deepEqual(stats.top_words[0], { word: 'the', count: 2 * repeats });
-    // Well under a second on an idle machine. The bound is loose for busy CI runners; it still
-    // catches quadratic segmenting, which takes minutes on Node 20 at this size.
-    assert.ok(ms < 10_000, `took ${ms.toFixed(0)} ms`);
   });
 
-  test('1 MiB of Japanese, emoji and combining marks without spaces or newlines: linear, and agrees piecewise', () => {
+  test('1 MiB of Japanese, emoji and combining marks without spaces or newlines agrees piecewise', () => {
     const unit = '今日は良い天気です。散歩に行きましょう。😀👍🏽👨‍👩‍👧cafe\u0301。';
     const repeats = Math.ceil((1024 * 1024) / Buffer.byteLength(unit));
     const one = textStats(unit);
-    const started = performance.now();
     const stats = textStats(unit.repeat(repeats));
-    const ms = performance.now() - started;
     assert.equal(stats.character_count, one.character_count * repeats);
     assert.equal(stats.word_count, one.word_count * repeats);
     assert.equal(stats.sentence_count, one.sentence_count * repeats);
     assert.equal(stats.line_count, 1);
-    assert.ok(ms < 10_000, `took ${ms.toFixed(0)} ms`);
   });
 
   test('one word or one grapheme longer than the segmenting window', () => {

@@ -9,6 +9,7 @@ import type { App } from '../../src/http/base-app.js';
 import type { HistoryPoint, StoredEvent } from '../../src/tracking/tracking-store.js';
 import { startFixtureSite } from '../fixtures/site.js';
 import { assertProblem, backends, mainServiceOn, warnIfNoPostgres } from '../helpers.js';
+import { until } from '../wait.js';
 
 warnIfNoPostgres();
 
@@ -76,15 +77,6 @@ async function startReceiver(plan: Array<number | 'hang'>) {
   return { received, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, close: () => closeServer(server) };
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, withinMs = 20_000): Promise<T> {
-  const deadline = Date.now() + withinMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 type EventBody = StoredEvent;
 
@@ -528,16 +520,22 @@ for (const backend of backends()) {
       await app.listen({ port: 0, host: '127.0.0.1' });
       const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
       const seen: Array<{ id: string; event: string; data: EventBody }> = [];
-      /** Reads the stream until `count` more events arrived, then hangs up. */
-      const read = async (headers: Record<string, string>, count: number, query = '') => {
+      /**
+       * Opens the stream; the answer's headers come once the stream's starting cursor is fixed, so
+       * every event written after `open` resolves is sent. `events(count)` reads until `count` more
+       * events arrived, then hangs up.
+       */
+      const open = async (headers: Record<string, string>, query = '') => {
         const controller = new AbortController();
         const res = await fetch(`${base}/events/stream${query}`, { headers, signal: controller.signal });
         assert.equal(res.status, 200);
         assert.match(String(res.headers.get('content-type')), /^text\/event-stream/);
+        return { events: (count: number) => readEvents(res, controller, count) };
+      };
+      const readEvents = async (res: Response, controller: AbortController, count: number) => {
         const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
         let buffer = '';
         const target = seen.length + count;
-        const onOpen = { ready: true };
         while (seen.length < target) {
           const { value, done } = await reader.read();
           if (done) break;
@@ -551,14 +549,13 @@ for (const backend of backends()) {
           }
         }
         controller.abort();
-        return onOpen;
       };
+      const read = async (headers: Record<string, string>, count: number, query = '') => (await open(headers, query)).events(count);
       const change = (id: number, price: number) => app.inject({ method: 'PATCH', url: `/products/${id}`, payload: { price } });
 
       const newest = (await events('?limit=1000')).at(-1)!.id;
       // Live: connected first (no cursor: only new events), then two changes.
-      const live = read({}, 2);
-      await new Promise((r) => setTimeout(r, 300));
+      const live = (await open({})).events(2);
       await change(ids.A!, 11);
       await change(ids.B!, 8);
       await live;
@@ -568,8 +565,7 @@ for (const backend of backends()) {
       const other = await mainServiceOn(db, { after: (fn) => closers.unshift(fn) }, ENV);
       await other.app.inject({ method: 'PATCH', url: `/products/${ids.C}`, payload: { price: 4 } });
       // Back, resuming from the last id received.
-      const resumed = read({ 'last-event-id': seen.at(-1)!.id }, 4);
-      await new Promise((r) => setTimeout(r, 300));
+      const resumed = (await open({ 'last-event-id': seen.at(-1)!.id })).events(4);
       await other.app.inject({ method: 'PATCH', url: `/products/${ids.C}`, payload: { price: 3.5 } });
       await resumed;
       const expected = (await events(`?after=${newest}&limit=1000`)).map((e) => String(e.id));

@@ -9,6 +9,7 @@ import type { App } from '../../src/http/base-app.js';
 import { findChromium } from '../../src/scraping/browser/index.js';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site.js';
 import { backends, chromiumPath, mainServiceOn, noChromium, warnIfNoPostgres } from '../helpers.js';
+import { until } from '../wait.js';
 
 warnIfNoPostgres();
 
@@ -164,17 +165,47 @@ for (const backend of backends()) {
       assert.deepEqual(outside, [], 'the page never loads the scraped site itself');
     });
 
-    test('a change appears in the live event feed within a second, without a reload', async () => {
+    test('a change appears in the live event feed through its open stream: no reload, no new request', async () => {
       const { page, problems } = await watchedPage(context, origin);
       await page.goto(`${origin}/ui/events`);
       await page.getByText('Live: new events appear here as they happen.').waitFor();
       const before = await page.locator('ol.events li').count();
+      // A mark the page would lose on a reload, and every request it makes from here on.
+      await page.evaluate(() => Object.assign(globalThis, { stayedLoaded: true }));
+      const requested: string[] = [];
+      page.on('request', (request) => requested.push(request.url()));
       const changed = await app.inject({ method: 'PATCH', url: '/products/1', payload: { price: 19.99 } });
       assert.equal(changed.statusCode, 200);
       const [event] = (await app.inject({ url: '/events?order=desc&limit=1' })).json();
-      await page.locator(`ol.events li[data-event-id="${event.id}"]`).waitFor({ timeout: 1000 });
+      await page.locator(`ol.events li[data-event-id="${event.id}"]`).waitFor();
+      assert.equal(await page.evaluate(() => (globalThis as unknown as { stayedLoaded?: boolean }).stayedLoaded), true, 'the page was not reloaded');
+      assert.deepEqual(requested, [], 'the event came over the stream opened before the change');
       assert.match(await page.locator('ol.events li').first().textContent() ?? '', /£27\.50 → £19\.99/);
       assert.equal(await page.locator('ol.events li').count(), before + 1);
+      await page.close();
+      assert.deepEqual(problems, []);
+    });
+
+    test('filters being chosen survive the screen re-rendering: a live event arriving, a list loading', async () => {
+      const { page, problems } = await watchedPage(context, origin);
+      await page.goto(`${origin}/ui/events`);
+      await page.getByText('Live: new events appear here as they happen.').waitFor();
+      await page.getByLabel('Product id').fill('1');
+      await page.getByLabel('Type').selectOption('price.changed');
+      // An event arrives and is shown (a re-render) while the filters are not applied yet.
+      await app.inject({ method: 'PATCH', url: '/products/1', payload: { price: 21 } });
+      const [event] = (await app.inject({ url: '/events?order=desc&limit=1' })).json();
+      await page.locator(`ol.events li[data-event-id="${event.id}"]`).waitFor();
+      assert.equal(await page.getByLabel('Product id').inputValue(), '1');
+      assert.equal(await page.getByLabel('Type').inputValue(), 'price.changed');
+      await page.getByRole('button', { name: 'Apply' }).click();
+      await page.waitForURL(/type=price\.changed/);
+      assert.equal(await page.getByLabel('Type').inputValue(), 'price.changed', 'the applied filter is shown from the URL');
+      // The products list arriving after a choice was made keeps it too.
+      await page.goto(`${origin}/ui/products`);
+      await page.getByLabel('Availability').selectOption('out_of_stock');
+      await page.getByRole('link', { name: 'Desk lamp' }).waitFor();
+      assert.equal(await page.getByLabel('Availability').inputValue(), 'out_of_stock');
       await page.close();
       assert.deepEqual(problems, []);
     });
@@ -256,22 +287,57 @@ for (const backend of backends()) {
       }
     });
 
-    test('accessibility: axe-core finds no serious or critical violation on any screen', async () => {
+    test('accessibility: axe-core finds no serious or critical violation on any screen, nor on the live and filled states', async () => {
       // axe is injected as a script, which the dashboard's CSP rightly refuses: this context bypasses CSP for the check only.
       const checking = await browser.newContext({ viewport: { width: 1280, height: 900 }, bypassCSP: true });
       try {
         const page = await checking.newPage();
         const found: string[] = [];
-        for (const path of SCREENS) {
-          await page.goto(`${origin}${path}`);
-          await settled(page);
+        const check = async (state: string) => {
           await page.addScriptTag({ content: AXE });
           const violations = await page.evaluate(async () => {
             const result = await (globalThis as unknown as { axe: { run(): Promise<{ violations: Array<{ id: string; impact: string; nodes: unknown[] }> }> } }).axe.run();
             return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}, ${v.nodes.length} nodes)`);
           });
-          for (const v of violations) found.push(`${path}: ${v}`);
+          for (const v of violations) found.push(`${state}: ${v}`);
+        };
+        for (const path of SCREENS) {
+          await page.goto(`${origin}${path}`);
+          await settled(page);
+          await check(path);
         }
+        // The Scrape screen filled: an explanation, then a run's live progress held open by a page that waits, then its products.
+        const held = site.hold('/books/catalogue/page-2.html');
+        await page.goto(`${origin}/ui/scrape`);
+        await page.getByLabel('URL', { exact: true }).fill(`${site.url}books/`);
+        await page.getByLabel('Pages to follow (next links)').fill('2');
+        await page.getByRole('button', { name: 'Explain' }).click();
+        await page.getByRole('heading', { name: 'What a scrape would do' }).waitFor();
+        await check('/ui/scrape with an explanation');
+        await page.getByRole('button', { name: 'Run' }).click();
+        await page.locator('.job-progress').waitFor();
+        await until('the run to wait on its second page', () => site.inFlight().includes('/books/catalogue/page-2.html'));
+        await check('/ui/scrape with a run in progress');
+        // The same job's own screen while it runs.
+        const [running] = (await app.inject({ url: '/jobs?status=running' })).json() as Array<{ id: string }>;
+        assert.ok(running, 'a job is running');
+        await page.goto(`${origin}/ui/jobs/${running.id}`);
+        await page.locator('.job-progress').waitFor();
+        assert.equal(await page.locator('.job-progress .badge-succeeded').count(), 0, 'still running while checked');
+        await check('/ui/jobs/{id} with live progress');
+        held.release();
+        await page.locator('.job-progress .badge-succeeded').waitFor({ timeout: 30_000 });
+        await check('/ui/jobs/{id} ended');
+        await page.goto(`${origin}/ui/scrape`);
+        await page.getByLabel('URL', { exact: true }).fill(`${site.url}books/`);
+        await page.getByRole('button', { name: 'Run' }).click();
+        await page.getByRole('heading', { name: /products found/ }).waitFor({ timeout: 30_000 });
+        await check('/ui/scrape with the products found');
+        // A log's own screen, with its raw document.
+        const [log] = (await app.inject({ url: '/scrape-logs?limit=1' })).json() as Array<{ id: string }>;
+        await page.goto(`${origin}/ui/logs/${log!.id}`);
+        await page.locator('pre.raw').waitFor();
+        await check('/ui/logs/{id}');
         assert.deepEqual(found, []);
       } finally {
         await checking.close();

@@ -39,6 +39,8 @@ export interface ContextPool {
   /** Contexts of renders open in the running browser, the spare not counted. */
   openContexts(): number;
   spareContexts(): number;
+  /** Renders waiting for a page slot. */
+  waitingForSlot(): number;
   idle(): Promise<void>;
   /** Refuses slot waiters, disposes of the spare and waits for retiring contexts. */
   close(): Promise<void>;
@@ -167,6 +169,8 @@ export function createContextPool(options: ContextPoolOptions): ContextPool {
     spareContexts() {
       return launcher.current()?.browser.contexts().filter((context) => spareSet.has(context)).length ?? 0;
     },
+
+    waitingForSlot: () => slots.waiting('browser'),
 
     async idle() {
       while (retiring.size > 0) await Promise.all(retiring);

@@ -51,6 +51,8 @@ export interface BrowserRenderer extends PageRenderer {
   idle(): Promise<void>;
   /** Contexts made ahead for the next render: at most one. */
   spareContexts(): number;
+  /** Renders waiting for a page slot (all `maxConcurrentPages` busy). */
+  waitingRenders(): number;
   /** Process id of the running browser, if one is running. */
   browserPid(): number | undefined;
   /** How the running browser is confined (sandbox, user), if one is running. */
@@ -146,6 +148,7 @@ export function createBrowserRenderer(options: BrowserRendererOptions): BrowserR
     openContexts: () => pool.openContexts(),
     idle: () => pool.idle(),
     spareContexts: () => pool.spareContexts(),
+    waitingRenders: () => pool.waitingForSlot(),
     browserPid: () => launcher.current()?.server.process().pid,
     confinement: () => launcher.current()?.confinement,
 

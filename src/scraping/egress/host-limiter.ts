@@ -8,6 +8,8 @@ export interface HostLimiter {
   acquire(host: string, signal?: AbortSignal): Promise<Release>;
   /** Requests currently holding a slot for `host`. */
   active(host: string): number;
+  /** Requests waiting for a slot for `host`. */
+  waiting(host: string): number;
 }
 
 interface HostState {
@@ -63,6 +65,9 @@ export function createHostLimiter(limit: number): HostLimiter {
     },
     active(host) {
       return hosts.get(host)?.active ?? 0;
+    },
+    waiting(host) {
+      return hosts.get(host)?.waiters.length ?? 0;
     },
   };
 }
