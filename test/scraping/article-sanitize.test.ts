@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { load } from 'cheerio';
 import type { AnyNode, Element } from 'domhandler';
 import fc from 'fast-check';
+import { extract } from '../../src/scraping/extract/index.js';
 import { paragraphsHtml, sanitizeBodyHtml } from '../../src/scraping/extract/sanitize-body-html.js';
 
 const PAGE = 'https://news.example/2024/story';
@@ -114,5 +115,19 @@ describe('sanitized body_html can never run script', () => {
     const html = paragraphsHtml('First <script>alert(1)</script> line\nsecond line\n\nSecond paragraph & more');
     assert.equal(html, '<p>First &lt;script&gt;alert(1)&lt;/script&gt; line<br>second line</p><p>Second paragraph &amp; more</p>');
     assertInert(html, 'articleBody');
+  });
+
+  test('an article page whose text carries scripts and handlers yields an inert body_html and a body without code', () => {
+    const paragraph = (n: number) =>
+      `<p onclick="steal()">Paragraph ${n} of the council report explains, in plain words, how the new parking rules will work for residents and visitors alike.<script>steal(${n})</script></p>`;
+    const page =
+      '<html><head><meta property="og:type" content="article"><title>Parking rules</title></head><body><article><h1>Parking rules</h1>' +
+      `<div class="text">${[1, 2, 3, 4, 5, 6].map(paragraph).join('')}<img src="x" onerror="steal()"><a href="javascript:steal()">read</a>` +
+      '<iframe src="https://ads.example/frame"></iframe><style>p{color:red}</style></div></article></body></html>';
+    const [article] = extract(page, PAGE).articles;
+    assert.ok(article?.body_html !== null && article?.body_html !== undefined, 'the article has a body_html');
+    assertInert(article.body_html, 'page');
+    assert.doesNotMatch(article.body ?? '', /steal|color:red/);
+    assert.match(article.body ?? '', /Paragraph 6 of the council report/);
   });
 });
