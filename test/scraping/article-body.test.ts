@@ -39,6 +39,8 @@ describe('page furniture, found by its role', () => {
     ['a date on its own line', '<div class="when"><time datetime="2024-01-02">2 Jan</time></div>', 'byline'],
     ['metadata marked up inside the text', '<span itemprop="datePublished">2 January 2024</span>', 'byline'],
     ['Bootstrap-hidden print copy', '<div class="d-none d-print-block"><p>Citation: …</p></div>', 'hidden'],
+    ['a copy shown only in print', '<div class="print-header"><span>https://news.example/story.php</span></div>', 'hidden'],
+    ['a gallery and its controls', '<div class="asset_gallery"><p>Image 1 of 5</p><p>Caption</p><p>Close</p></div>', 'caption'],
     ['a header element', '<header><p>Site name</p></header>', 'header-footer'],
     ['a form', '<form><input name="q"></form>', 'controls'],
   ];

@@ -46,11 +46,11 @@ const NAMES: ReadonlyArray<readonly [BoilerplateKind, RegExp]> = [
   ['related', part('related|recommended|recommendations|more-stories|also-read|read-next|readnext|up-next|outbrain|taboola|recirc|recirculation|most-popular|most-read|trending|popular-posts|further-reading|breaking-now|breaking-news|latest-news|top-stories|more-news|headline-list')],
   ['tags', part('tags|tag-list|taglist|post-tags|entry-tags|article-tags|tag-links|keywords|topics')],
   ['byline', part('byline|by-line|author|authors|contributor|dateline|timestamp|published|pubdate|publish-date|post-date|entry-date|article-date|posted-on|entry-meta|post-meta|article-meta|meta-info|date|dates|datetime|publish-info|article-info|post-info|entry-info')],
-  ['caption', part('caption|figcaption|credit|credits|image-credit|photo-credit|wp-caption-text')],
+  ['caption', part('caption|figcaption|credit|credits|image-credit|photo-credit|wp-caption-text|gallery|slideshow|carousel|slider')],
   ['ad', part('ad|ads|advert|advertisement|advertising|adslot|ad-slot|adunit|ad-unit|dfp|gpt|sponsor|sponsored|promo|promotion')],
   ['navigation', part('breadcrumbs?|pagination|pager|toolbar|skip-link|skip-to-content')],
   ['notice', part('cookies?|cookie-law|cookie-notice|cookie-banner|consent|gdpr|notification-bar|notice-bar|alert-bar|modal|popup|pop-up|lightbox')],
-  ['hidden', token('hidden|hide|sr-only|visually-hidden|visuallyhidden|screen-reader-text|offscreen|noscript|[\\w-]*-noscript')],
+  ['hidden', token('hidden|hide|sr-only|visually-hidden|visuallyhidden|screen-reader-text|offscreen|noscript|[\\w-]*-noscript|print-only|printonly|print-header|print-footer|visible-print|show-for-print')],
 ];
 
 /** `names` as a whole class token only: "hidden" hides, "field-label-hidden" names something else. */
