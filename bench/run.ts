@@ -38,6 +38,7 @@ import {
   type ExtractionFigures,
   type PageExtractionFigures,
 } from './scrape.js';
+import { measureArticleExtraction, type ArticleExtractionFigures } from './article.js';
 import { productBody, sampleText } from './seed.js';
 import { ROOT, SERVICE_LOG_LEVEL, startAux, startCeiling, startFlaskText, startMain, type Running } from './services.js';
 
@@ -151,7 +152,7 @@ interface Results {
   /** What one GET /products/1 answer carries besides its body, ours vs the ceiling. */
   responseHeaders?: { ours: HeaderSample; ceiling: HeaderSample };
   pgliteMemory?: { idle: MemoryReading; afterHttp: MemoryReading };
-  scrape: { crawls: CrawlFigures[]; extraction?: ExtractionFigures; page?: PageExtractionFigures; dynamic?: DynamicFigures };
+  scrape: { crawls: CrawlFigures[]; extraction?: ExtractionFigures; page?: PageExtractionFigures; article?: ArticleExtractionFigures; dynamic?: DynamicFigures };
   text?: TextFigures;
   /** The auxiliary text endpoint beside a Flask stand-in for the original service, same run. */
   flaskText?: { ours: WrkResult; flask: WrkResult } | { missing: string };
@@ -533,6 +534,12 @@ function render(results: Results): string {
       ? ''
       : `\nOne real-world-sized product page (${num(pe.bytes / 1024, 0)} KB: mega menu, inline app state, 80 reviews, carousels; ` +
         `classified ${pe.pageType}, ${pe.items} item): extraction median ${num(pe.medianMs, 1)} ms, p95 ${num(pe.p95Ms, 1)} ms over ${pe.runs} runs.`;
+    const ae = results.scrape.article;
+    const articleRow = ae === undefined
+      ? ''
+      : `\nOne real-world-sized news article page (${num(ae.bytes / 1024, 0)} KB: inline app state, mega menu, a ${ae.words}-word story with figures, 300 comments, ` +
+        `40 teasers; classified ${ae.pageType}): article extraction (evidence, classification, Readability's DOM and body, merge, sanitized HTML) ` +
+        `median ${num(ae.medianMs, 1)} ms, p95 ${num(ae.p95Ms, 1)} ms over ${ae.runs} runs.`;
     const dynTable = dyn === undefined
       ? ''
       : '\n\n' +
@@ -548,7 +555,7 @@ function render(results: Results): string {
         'Scraping',
         `Local catalogue served by the bench (${s.catalogue.pages} pages x ${s.catalogue.perPage} books); ${s.crawlRuns} counted runs after one uncounted first run\n` +
           '(which creates the rows; the counted runs update them). The page renders its cards 300 ms after load, a floor under every dynamic scrape.',
-        crawlTable + extraction + pageRow + dynTable + responsivenessTable(results.responsiveness),
+        crawlTable + extraction + pageRow + articleRow + dynTable + responsivenessTable(results.responsiveness),
       ),
     );
   }
@@ -794,6 +801,8 @@ async function main(): Promise<number> {
       results.scrape.extraction = measureExtraction(s.catalogue, 5);
       log('extraction alone: one real-world-sized product page, 50 runs');
       results.scrape.page = measurePageExtraction(50);
+      log('extraction alone: one real-world-sized news article page, 50 runs');
+      results.scrape.article = measureArticleExtraction(50);
       log(`crawl: demo {max_pages: 50} on the local catalogue, ${s.crawlRuns} runs`);
       results.scrape.crawls.push(await measureCrawl(main.url, 'demo {max_pages: 50}, no added latency', { max_pages: 50 }, s.crawlRuns, 1000));
       const slow = await startFixtureSite({ catalogue: s.catalogue, latencyMs: s.slowPageLatencyMs });

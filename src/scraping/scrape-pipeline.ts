@@ -280,6 +280,7 @@ export function createScraper(deps: ScrapeDeps): Scraper {
       extractor: log.extractor ?? null,
       page_type: pages[0]?.page_type ?? 'none',
       products: stored.products,
+      articles: pages.flatMap((page) => page.articles.map((article) => ({ ...article, page_url: page.url }))),
       ...(logWarning === undefined ? {} : { warning: logWarning }),
     };
   };
@@ -324,11 +325,14 @@ export function createScraper(deps: ScrapeDeps): Scraper {
           skipped: page.explanation!.skipped,
           dropped: page.explanation!.dropped,
           items: page.explanation!.items,
+          article_candidates: page.explanation!.article_candidates,
+          articles: page.explanation!.articles,
           timings_ms: page.explanation!.timings_ms,
         })),
         fetches: fetched,
         count: items.length,
         products: items,
+        articles: crawled.pages.flatMap((page) => page.articles.map((article) => ({ ...article, page_url: page.url }))),
         ...(crawled.stopped ? { warning: crawled.stopped } : {}),
         timings_ms: {
           guard: guardMs,

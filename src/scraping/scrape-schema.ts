@@ -3,7 +3,7 @@ import { Type, type Static, type TSchema } from 'typebox';
 import { Nullable } from '../http/schemas.js';
 import { Product } from '../products/product-schema.js';
 import type { TargetVerdict } from './egress/address-guard.js';
-import type { ExtractedItem, PageExplanation } from './extract/types.js';
+import type { ExtractedArticle, ExtractedItem, PageExplanation } from './extract/types.js';
 
 const Css = Type.String({ minLength: 1, maxLength: 500 });
 
@@ -43,6 +43,33 @@ export type ScrapeRequest = Static<typeof ScrapeRequest>;
 export const ScrapeMode = Type.Union([Type.Literal('demo'), Type.Literal('static'), Type.Literal('dynamic')]);
 export type ScrapeMode = Static<typeof ScrapeMode>;
 
+/** An open object: explain's nested parts are described, not fixed, so they may grow. */
+const Open = (description: string, properties: Record<string, TSchema> = {}) =>
+  Type.Object(properties, { additionalProperties: true, description });
+
+/** An article as extracted from a page (not stored): the page's own article, or a listing's entry with `body: null`. */
+export const ExtractedArticleSchema = Type.Object(
+  {
+    url: Nullable(Type.String({ description: 'Canonical URL' })),
+    title: Type.String(),
+    body: Nullable(Type.String({ description: 'Plain text, paragraphs separated by a blank line; null for a listing\'s entry' })),
+    body_html: Nullable(Type.String({ description: 'The same content as sanitized HTML (no script, style, event handlers or unsafe URLs)' })),
+    description: Nullable(Type.String()),
+    authors: Type.Array(Type.String()),
+    published_at: Nullable(Type.String({ description: 'ISO 8601, with the offset when the page states one' })),
+    modified_at: Nullable(Type.String({ description: 'ISO 8601, with the offset when the page states one' })),
+    language: Nullable(Type.String({ description: 'BCP 47 language tag' })),
+    site_name: Nullable(Type.String()),
+    image_url: Nullable(Type.String()),
+    section: Nullable(Type.String()),
+    tags: Type.Array(Type.String()),
+    word_count: Nullable(Type.Integer()),
+    provenance: Open('Per field: the source of evidence and the locator it was read at'),
+    page_url: Type.String({ description: 'The page it was extracted from' }),
+  },
+  { $id: 'ExtractedArticle', additionalProperties: false },
+);
+
 export const ScrapeResult = Type.Object({
   log_id: Type.String({ format: 'uuid' }),
   mode: ScrapeMode,
@@ -57,13 +84,10 @@ export const ScrapeResult = Type.Object({
     description: 'What the (first) page was classified as before extracting for it',
   }),
   products: Type.Array(Product),
+  articles: Type.Array(ExtractedArticleSchema, { description: 'Articles found on the pages, as extracted (not stored yet)' }),
   warning: Type.Optional(Type.String({ description: 'Something the caller should know although the run succeeded (e.g. its log could not be finished)' })),
 });
 export type ScrapeResult = Static<typeof ScrapeResult>;
-
-/** An open object: explain's nested parts are described, not fixed, so they may grow. */
-const Open = (description: string, properties: Record<string, TSchema> = {}) =>
-  Type.Object(properties, { additionalProperties: true, description });
 
 const ExplainedPage = Type.Object(
   {
@@ -75,6 +99,8 @@ const ExplainedPage = Type.Object(
     skipped: Type.Array(Open('A source not run for this page, and why')),
     dropped: Type.Array(Open('Candidates found but left out of the result, and why')),
     items: Type.Array(Open('Per item: for each field the chosen value, its source and locator, why, and what other sources offered')),
+    article_candidates: Type.Optional(Open('Every article candidate each source found (structured data, Open Graph and article:* tags, meta and Dublin Core, the visible page, the body read from the page, a listing\'s entries)')),
+    articles: Type.Optional(Type.Array(Open('Per article: for each field the chosen value, its source and locator, why, and what other sources offered; how the body was found and the page furniture removed first'))),
     timings_ms: Open('Parse and extract time of this page', { parse: Type.Number(), extract: Type.Number() }),
   },
   { additionalProperties: true },
@@ -91,6 +117,7 @@ export const ScrapeExplanation = Type.Object(
     fetches: Type.Array(Open('Every page load attempted, in order, failed ones included')),
     count: Type.Integer({ description: 'Products a scrape would store' }),
     products: Type.Array(Open('The items as a scrape would store them, each with per-field provenance and its page URL')),
+    articles: Type.Array(ExtractedArticleSchema, { description: 'The articles as extracted, each with per-field provenance and its page URL' }),
     warning: Type.Optional(Type.String()),
     timings_ms: Open('Time per phase', { guard: Type.Number(), fetch: Type.Number(), extract: Type.Number(), total: Type.Number() }),
   },
@@ -105,7 +132,7 @@ export interface ScrapeExplanation {
   source_url: string;
   target: TargetVerdict;
   pages: Array<
-    Pick<PageExplanation, 'page_type' | 'candidates' | 'skipped' | 'dropped' | 'items' | 'timings_ms'> & {
+    Pick<PageExplanation, 'page_type' | 'candidates' | 'skipped' | 'dropped' | 'items' | 'article_candidates' | 'articles' | 'timings_ms'> & {
       url: string;
       fetch: object | null;
       extractor: string | null;
@@ -114,6 +141,7 @@ export interface ScrapeExplanation {
   fetches: object[];
   count: number;
   products: Array<ExtractedItem & { page_url: string }>;
+  articles: Array<ExtractedArticle & { page_url: string }>;
   warning?: string;
   timings_ms: { guard: number; fetch: number; extract: number; total: number };
 }

@@ -13,6 +13,7 @@ function page(overrides: {
   visible?: Partial<PageEvidence['visible']>;
   heuristics?: PageEvidence['heuristics'];
   articleBody?: boolean;
+  prose?: PageEvidence['prose'];
 }): PageEvidence {
   return {
     selectorItems: overrides.selectorItems ?? 0,
@@ -22,6 +23,7 @@ function page(overrides: {
     visible: { heading: false, buyControls: 0, price: false, priceMarked: false, ...overrides.visible },
     ...(overrides.heuristics === undefined ? {} : { heuristics: overrides.heuristics }),
     articleBody: overrides.articleBody ?? false,
+    ...(overrides.prose === undefined ? {} : { prose: overrides.prose }),
   };
 }
 
@@ -88,6 +90,69 @@ const CASES: ReadonlyArray<readonly [name: string, evidence: PageEvidence, type:
   ],
   ['structured data of a product without a price, nothing else', page({ structured: { products: 1 }, heuristics: { pricedCards: 0, articleEntries: 0 } }), 'product', /without a price/],
   ['an empty page', page({ heuristics: { pricedCards: 0, articleEntries: 0 } }), 'none', /no product markup/],
+  // Articles: one article, with related teasers, or a listing of them.
+  [
+    'a news story that marks up its own NewsArticle, with related teasers',
+    page({ structured: { articleMain: true, types: new Set(['newsarticle']) }, openGraph: { type: 'article' }, heuristics: { pricedCards: 0, articleEntries: 6 } }),
+    'article',
+    /marks up the page's own article/,
+  ],
+  [
+    "a story whose JSON-LD also marks up priced events, none the page's own",
+    page({ structured: { articleMain: true, products: 2, priced: 2 } }),
+    'article',
+    /the 2 priced items it also marks up are not the page's own/,
+  ],
+  [
+    'a review that marks up its product with an offer, the only product: still the product page it was',
+    page({ structured: { articleMain: false, products: 1, priced: 1, main: 'it is the only marked-up product with a price', mainGuessed: true }, openGraph: { type: 'article' } }),
+    'product',
+    /marks up the page's product/,
+  ],
+  [
+    'a shop product page that also marks up an article at its URL (a buying guide) keeps its named product',
+    page({ structured: { articleMain: true, products: 1, priced: 1, main: 'it is named the main entity of the page' } }),
+    'product',
+    /main entity/,
+  ],
+  [
+    'og:type article, a long text and related teasers: one article',
+    page({ openGraph: { type: 'article' }, heuristics: { pricedCards: 0, articleEntries: 8 }, prose: { longestBlock: 420, longArticles: 0 } }),
+    'article',
+    /420-word text is the page's own article; the 8 linked headings are related stories/,
+  ],
+  [
+    'og:type article, a short text (60+ words) and teasers: still one article',
+    page({ openGraph: { type: 'article' }, heuristics: { pricedCards: 0, articleEntries: 4 }, prose: { longestBlock: 70, longArticles: 0 } }),
+    'article',
+    /og:type is "article"/,
+  ],
+  [
+    'a blog index that shows whole posts, each in its own <article>',
+    page({ heuristics: { pricedCards: 0, articleEntries: 5 }, articleBody: true, prose: { longestBlock: 600, longArticles: 5 } }),
+    'article-list',
+    /5 whole posts, each in its own <article>/,
+  ],
+  [
+    'a news front page: teasers and no long text',
+    page({ openGraph: { type: 'website' }, heuristics: { pricedCards: 0, articleEntries: 12 }, prose: { longestBlock: 40, longArticles: 0 } }),
+    'article-list',
+    /no block of text long enough/,
+  ],
+  [
+    'a popular-posts ItemList (links, no prices) on an article page is no product listing',
+    page({ structured: { listEntries: 5 }, openGraph: { type: 'article' } }),
+    'article',
+    /og:type is "article"/,
+  ],
+  ['a page of prose with no markup at all', page({ heuristics: { pricedCards: 0, articleEntries: 0 }, prose: { longestBlock: 380, longArticles: 0 } }), 'article', /a block of 380 words of prose/],
+  [
+    "a short post in the page's one <article> element",
+    page({ heuristics: { pricedCards: 0, articleEntries: 0 }, prose: { longestBlock: 90, longArticles: 0, soleArticleWords: 107 } }),
+    'article',
+    /one <article> element holds 107 words/,
+  ],
+  ['a short text is not an article', page({ heuristics: { pricedCards: 0, articleEntries: 0 }, prose: { longestBlock: 90, longArticles: 0 } }), 'none', /no long text/],
 ];
 
 describe('classifyPage', () => {
@@ -105,5 +170,6 @@ describe('classifyPage', () => {
     assert.equal(decidedWithoutHeuristics(page({ structured: { main: 'it is the only marked-up product' } })), true);
     assert.equal(decidedWithoutHeuristics(page({ openGraph: { type: 'article' } })), false, 'article or article list depends on the teasers');
     assert.equal(decidedWithoutHeuristics(page({ visible: productPage })), false);
+    assert.equal(decidedWithoutHeuristics(page({ structured: { articleMain: true } })), true, "an article marked up as the page's own needs no teasers counted");
   });
 });

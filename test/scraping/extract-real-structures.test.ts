@@ -37,7 +37,10 @@ describe('pages that imitate real shops and news sites', () => {
         reasons,
       );
       if (expected.articles !== undefined) {
-        assert.equal(result.items.length, expected.articles, 'the teasers are read as articles, without a price');
+        assert.equal(result.articles.length, expected.articles, 'the article, or the teasers read as articles');
+        if (expected.page_type === 'article') assert.ok((result.articles[0]?.word_count ?? 0) > 100, 'the article has its body');
+        else assert.ok(result.articles.every((a) => a.body === null && a.url !== null), 'a listing\'s entries have no body, and a link');
+        assert.equal(result.items.length, priced.length, 'no price-less products');
       }
     });
   }
@@ -142,9 +145,13 @@ describe('each source of evidence alone on those pages', () => {
     [visibleExtractor, 'product-page-carousel.html', 1, { price: 64, list_price: 80, availability: 'in_stock', sku: 'KT-2041-BLK' }],
     [productCardsExtractor, 'product-page-carousel.html', 4, { title: 'Oak Pot Trivet', price: 12.5 }],
     [jsonLdExtractor, 'review-score-box.html', 0, {}],
-    [articleListExtractor, 'news-subscription-cards.html', 9, { price: undefined }],
     [productCardsExtractor, 'listing-with-buttons.html', 8, { title: 'Aurora 1.7L Glass Kettle', price: 29.99 }],
   ];
+  test('article-list on news-subscription-cards.html: 9 entries, each with a link', () => {
+    const found = articleListExtractor.extract(read('news-subscription-cards.html'));
+    assert.equal(found.length, 9, JSON.stringify(found.map((c) => c.fields.title?.value)));
+    assert.ok(found.every((c) => c.source === 'article-list' && c.fields.url !== undefined));
+  });
   for (const [extractor, file, count, first] of CASES) {
     test(`${extractor.source} on ${file}: ${count} candidate${count === 1 ? '' : 's'}`, () => {
       const found = extractor.extract(read(file));

@@ -154,20 +154,25 @@ describe('extract() on fixture pages', () => {
     ]);
   });
 
-  test('articles.html: 6 posts with titles, links and summaries; nav headings and sidebar posts are not items', () => {
+  test('articles.html: 6 posts with titles, links and summaries, as articles without a body; nav headings and sidebar posts are not entries', () => {
     const { html, pageUrl } = fixture('articles.html');
     const result = extract(html, pageUrl);
     assert.equal(result.extractor, 'article-list');
     assert.equal(result.page_type, 'article-list');
     assert.equal(result.nextUrl, `${SITE}/page/2/`);
-    assert.deepEqual(core(result.items), [
-      item({ title: 'Mapping the Tides of the Severn Estuary', url: `${SITE}/2024/05/mapping-the-tides/`, description: 'The second-highest tidal range in the world, measured with a borrowed theodolite and a great deal of patience.' }),
-      item({ title: 'Why Ordnance Survey Maps Use Four Typefaces', url: `${SITE}/2024/04/ordnance-survey-fonts/`, description: 'Upright for land, italic for water, and a story about a 1930s committee.' }),
-      item({ title: 'Contour Lines, Hachures & Hill Shading', url: 'https://fieldnotes.example/2024/03/contour-lines/', description: 'Three centuries of trying to draw mountains on flat paper.' }),
-      item({ title: 'The Lost Villages of Salisbury Plain', url: `${SITE}/2024/02/lost-villages/`, description: 'Imber was evacuated in 1943 and never given back; the maps kept it for decades.' }),
-      item({ title: 'GPS vs Paper: a Winter Walk in the Cairngorms', url: `${SITE}/2024/01/gps-vs-paper/`, description: 'One battery died at −12 °C. The paper map did not. Costs: £14.99 for the map, about $400 for the GPS.' }),
-      item({ title: 'Reading Old Town Plans', url: `${SITE}/2023/12/old-town-plans/`, description: 'Burgage plots, market places and the long shadows of medieval property lines.' }),
-    ]);
+    assert.deepEqual(result.items, [], 'entries of a blog are articles, never price-less products');
+    const entry = (title: string, url: string, description: string) => ({ title, url, description, body: null });
+    assert.deepEqual(
+      result.articles.map(({ title, url, description, body }) => ({ title, url, description, body })),
+      [
+        entry('Mapping the Tides of the Severn Estuary', `${SITE}/2024/05/mapping-the-tides/`, 'The second-highest tidal range in the world, measured with a borrowed theodolite and a great deal of patience.'),
+        entry('Why Ordnance Survey Maps Use Four Typefaces', `${SITE}/2024/04/ordnance-survey-fonts/`, 'Upright for land, italic for water, and a story about a 1930s committee.'),
+        entry('Contour Lines, Hachures & Hill Shading', 'https://fieldnotes.example/2024/03/contour-lines/', 'Three centuries of trying to draw mountains on flat paper.'),
+        entry('The Lost Villages of Salisbury Plain', `${SITE}/2024/02/lost-villages/`, 'Imber was evacuated in 1943 and never given back; the maps kept it for decades.'),
+        entry('GPS vs Paper: a Winter Walk in the Cairngorms', `${SITE}/2024/01/gps-vs-paper/`, 'One battery died at −12 °C. The paper map did not. Costs: £14.99 for the map, about $400 for the GPS.'),
+        entry('Reading Old Town Plans', `${SITE}/2023/12/old-town-plans/`, 'Burgage plots, market places and the long shadows of medieval property lines.'),
+      ],
+    );
   });
 
   test('broken.html: unclosed tags and stray end tags still yield the 4 cards', () => {
@@ -187,7 +192,7 @@ describe('extract() on fixture pages', () => {
 
   test('script-rendered.html: nothing before scripts run; product-cards finds the 4 cards the script inserts', () => {
     const { html, pageUrl } = fixture('script-rendered.html');
-    assert.deepEqual(extract(html, pageUrl), { page_type: 'none', extractor: null, items: [], nextUrl: null });
+    assert.deepEqual(extract(html, pageUrl), { page_type: 'none', extractor: null, items: [], articles: [], nextUrl: null });
 
     const rendered = runInlineScripts(html);
     const result = extract(rendered, pageUrl);
@@ -227,11 +232,14 @@ describe('each source alone', () => {
     assert.deepEqual(runAlone(productCardsExtractor, 'articles.html'), []);
   });
 
-  test('article-list alone would read a shop as linked headings without prices; the classifier keeps it off shops', () => {
-    const items = runAlone(articleListExtractor, 'tricky-prices.html');
-    assert.equal(items.length, 7);
-    assert.ok(items.every((i) => i.article === true && i.fields.price === undefined && i.fields.url !== undefined));
-    assert.equal(extract(fixture('tricky-prices.html').html, fixture('tricky-prices.html').pageUrl).extractor, 'product-cards');
+  test('article-list alone would read a shop as linked headings; the classifier keeps it off shops', () => {
+    const { html, pageUrl } = fixture('tricky-prices.html');
+    const entries = articleListExtractor.extract(parsePage(html, pageUrl)!);
+    assert.equal(entries.length, 7);
+    assert.ok(entries.every((i) => i.source === 'article-list' && i.fields.url !== undefined));
+    const result = extract(html, pageUrl);
+    assert.equal(result.extractor, 'product-cards');
+    assert.deepEqual(result.articles, [], 'the shop\'s cards are not articles');
   });
 
   test('structured-data sources find nothing on pages without their markup', () => {
@@ -521,7 +529,7 @@ describe('books catalogue fixture', () => {
     const result = extract(renderCataloguePage(1)!, `${SITE}/`);
     assert.deepEqual(
       { ...result, items: core(result.items) },
-      { page_type: 'listing', extractor: 'books-listing', items: expected(books.slice(0, 20)), nextUrl: `${SITE}/catalogue/page-2.html` },
+      { page_type: 'listing', extractor: 'books-listing', items: expected(books.slice(0, 20)), articles: [], nextUrl: `${SITE}/catalogue/page-2.html` },
     );
     assert.ok(result.items.every((i) => i.availability === 'in_stock'));
   });
@@ -530,7 +538,7 @@ describe('books catalogue fixture', () => {
     const result = extract(renderCataloguePage(2)!, `${SITE}/catalogue/page-2.html`);
     assert.deepEqual(
       { ...result, items: core(result.items) },
-      { page_type: 'listing', extractor: 'books-listing', items: expected(books.slice(20, 40)), nextUrl: `${SITE}/catalogue/page-3.html` },
+      { page_type: 'listing', extractor: 'books-listing', items: expected(books.slice(20, 40)), articles: [], nextUrl: `${SITE}/catalogue/page-3.html` },
     );
   });
 

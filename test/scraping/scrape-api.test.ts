@@ -97,7 +97,6 @@ for (const backend of backends()) {
         ['microdata.html', 'microdata', 3],
         ['opengraph.html', 'opengraph', 1],
         ['tricky-prices.html', 'product-cards', 6],
-        ['articles.html', 'article-list', 5],
       ];
       for (const [file, extractor, atLeast] of cases) {
         const res = await scrape({ url: `${site.url}pages/${file}` });
@@ -109,10 +108,14 @@ for (const backend of backends()) {
       }
     });
 
-    test('articles are stored with a null price', async () => {
+    test('a blog index stores no products; its posts are answered as articles without a body', async () => {
       const res = await scrape({ url: `${site.url}pages/articles.html` });
-      const products = res.json().products as Product[];
-      assert.ok(products.every((p) => p.price === null && p.title.length > 0 && p.source_url?.startsWith('http')));
+      assert.equal(res.statusCode, 200, res.body);
+      const result = res.json();
+      assert.deepEqual([result.page_type, result.extractor, result.count, result.products.length], ['article-list', 'article-list', 0, 0]);
+      const articles = result.articles as Array<{ title: string; url: string | null; body: string | null; page_url: string }>;
+      assert.ok(articles.length >= 5, `${articles.length} entries`);
+      assert.ok(articles.every((a) => a.title.length > 0 && a.url?.startsWith('http') && a.body === null && a.page_url === `${site.url}pages/articles.html`));
     });
 
     test('user selectors come first', async () => {
@@ -214,6 +217,34 @@ for (const backend of backends()) {
       // Nothing stored, nothing logged.
       assert.equal((await app.inject({ url: '/products?limit=1' })).headers['x-total-count'], productsBefore);
       assert.equal((await app.inject({ url: '/scrape-logs?limit=1' })).headers['x-total-count'], logsBefore);
+    });
+
+    test('POST /scrape/explain of a news story answers its article beside the products, with each field\'s choice', async () => {
+      const res = await app.inject({ method: 'POST', url: '/scrape/explain', payload: { url: `${site.url}pages/news-story.html` } });
+      assert.equal(res.statusCode, 200, res.body);
+      const body = res.json();
+      assert.deepEqual([body.count, body.products], [0, []]);
+      assert.equal(body.articles.length, 1);
+      const [article] = body.articles;
+      assert.equal(article.title, 'Harbour wall collapse closes coastal road');
+      assert.equal(article.url, 'https://news.example/uk/harbour-wall-collapse');
+      assert.match(article.body, /^A thirty-metre stretch[\s\S]+in the village hall\.$/);
+      assert.match(article.body_html, /<h2>Diversion in place<\/h2>/);
+      assert.equal(article.page_url, `${site.url}pages/news-story.html`);
+      assert.equal(article.provenance.published_at.source, 'json-ld');
+      const [page] = body.pages;
+      assert.equal(page.page_type.type, 'article');
+      assert.ok(page.article_candidates['article-body'].length === 1 && page.article_candidates.opengraph.length === 1);
+      assert.match(page.articles[0].fields.body.why, /main text of the page/);
+      assert.ok(page.articles[0].body.removed.comments >= 1, 'the comment section was removed before choosing the body');
+    });
+
+    test('POST /scrape of a news story stores no product and answers the article as extracted', async () => {
+      const res = await scrape({ url: `${site.url}pages/news-story.html` });
+      assert.equal(res.statusCode, 200, res.body);
+      const result = res.json();
+      assert.deepEqual([result.page_type, result.count, result.products.length, result.articles.length], ['article', 0, 0, 1]);
+      assert.equal(result.articles[0].authors[0], 'Morag Lindsay');
     });
 
     test('explain of a blocked target is 422 with the guard\'s reason, and nothing is fetched', async () => {

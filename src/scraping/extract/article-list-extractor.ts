@@ -1,9 +1,9 @@
-// Extracts blog/news listings: repeated <article>s, or repeated list items/cards, each with a linked heading and a summary.
+// Extracts blog/news listings: repeated <article>s, or repeated list items/cards, each with a linked heading, and a summary, image and date when shown.
 import type { CheerioAPI } from 'cheerio';
 import type { AnyNode, Element } from 'domhandler';
-import { absoluteUrl, closestWithin, descendants, hasAncestorWithin, isElement, textField, visibleText, withFields } from './dom-helpers.js';
+import { absoluteUrl, closestWithin, descendants, hasAncestorWithin, isElement, outermostArticles, textField, visibleText } from './dom-helpers.js';
 import type { Page } from './page.js';
-import type { Candidate, Extractor } from './types.js';
+import type { ArticleCandidate, ArticleCandidateFields, ArticleExtractor } from './types.js';
 
 /** One linked heading is a page's own title; a listing repeats them. */
 const MIN_ARTICLES = 2;
@@ -14,15 +14,15 @@ const SUMMARY = '[class*="summary"], [class*="excerpt"], [class*="teaser"], [cla
 /** Elements the group search may inspect per page; see the same guard in the product-cards heuristic. */
 const WORK_BUDGET = 3_000_000;
 
-export const articleListExtractor: Extractor = {
+export const articleListExtractor: ArticleExtractor = {
   source: 'article-list',
-  extract(page: Page): Candidate[] {
+  extract(page: Page): ArticleCandidate[] {
     const { root, chrome } = page;
     const fromArticles = itemsOf(page, outermostArticles(root, chrome));
     if (fromArticles.length >= MIN_ARTICLES) return fromArticles;
     const sizes = page.subtreeSizes;
     let budget = WORK_BUDGET;
-    let best: Candidate[] = [];
+    let best: ArticleCandidate[] = [];
     for (const members of siblingGroups(root, chrome).sort((a, b) => b.length - a.length)) {
       const cost = members.reduce((sum, el) => sum + (sizes.get(el) ?? 1), 0);
       if (cost > budget) continue;
@@ -33,21 +33,6 @@ export const articleListExtractor: Extractor = {
     return best.length >= MIN_ARTICLES ? best : [];
   },
 };
-
-/** Articles outside page furniture, not descending into them: an article's nested articles (comments) are part of it. */
-function outermostArticles(root: AnyNode, chrome: ReadonlySet<Element>): Element[] {
-  const found: Element[] = [];
-  const stack: AnyNode[] = [root];
-  while (stack.length > 0) {
-    const node = stack.pop()!;
-    if (isElement(node) && node.name === 'article') {
-      if (!chrome.has(node)) found.push(node);
-      continue;
-    }
-    if ('children' in node) for (let i = node.children.length - 1; i >= 0; i -= 1) stack.push(node.children[i]!);
-  }
-  return found;
-}
 
 /** Children sharing tag and class under one parent (li of a ul, cards of a grid), outside page furniture. */
 function siblingGroups(root: AnyNode, chrome: ReadonlySet<Element>): Element[][] {
@@ -67,7 +52,7 @@ function siblingGroups(root: AnyNode, chrome: ReadonlySet<Element>): Element[][]
   return groups;
 }
 
-function itemsOf(page: Page, entries: Element[]): Candidate[] {
+function itemsOf(page: Page, entries: Element[]): ArticleCandidate[] {
   return entries.flatMap((el) => {
     const item = entryItem(page, el);
     return item === null ? [] : [item];
@@ -75,7 +60,7 @@ function itemsOf(page: Page, entries: Element[]): Candidate[] {
 }
 
 /** An entry counts when a heading carries a link (inside it, or wrapping it). */
-function entryItem(page: Page, entry: Element): Candidate | null {
+function entryItem(page: Page, entry: Element): ArticleCandidate | null {
   const { $ } = page;
   const heading = $(entry)
     .find(HEADINGS)
@@ -89,11 +74,27 @@ function entryItem(page: Page, entry: Element): Candidate | null {
   const title = textField(visibleText(heading), page.cssPath(heading));
   if (title === undefined) return null;
   const url = absoluteUrl(linkOf($, heading, entry), page.url);
-  const fields = withFields({ title }, {
-    url: url === null ? undefined : { value: url, locator: `${page.cssPath(heading)} a[href]` },
-    description: summary === undefined ? undefined : textField(visibleText(summary), page.cssPath(summary)),
-  });
-  return { source: 'article-list', locator: page.cssPath(entry), scope: 'item', article: true, fields };
+  const fields: ArticleCandidateFields = { title };
+  if (url !== null) fields.url = { value: url, locator: `${page.cssPath(heading)} a[href]` };
+  const description = summary === undefined ? undefined : textField(visibleText(summary), page.cssPath(summary));
+  if (description !== undefined) fields.description = description;
+  const image = $(entry).find('img').toArray().map((img) => ({ img, src: imageSource(img, page.url) })).find((i) => i.src !== null);
+  if (image !== undefined) fields.image_url = { value: image.src!, locator: `${page.cssPath(image.img)}[src]` };
+  const time = $(entry).find('time[datetime]').first().get(0);
+  if (time !== undefined) fields.published_at = { value: time.attribs['datetime']!, locator: `${page.cssPath(time)}[datetime]` };
+  return { source: 'article-list', locator: page.cssPath(entry), scope: 'item', fields };
+}
+
+/** An image's address: lazy-loading pages keep the real one in data-src (or the first of a srcset). */
+function imageSource(img: Element, base: string): string | null {
+  const { attribs } = img;
+  const srcset = (attribs['data-srcset'] ?? attribs['srcset'])?.trim().split(/\s+/)[0];
+  for (const candidate of [attribs['data-src'], attribs['data-lazy-src'], attribs['src'], srcset]) {
+    if (candidate === undefined || candidate.startsWith('data:')) continue;
+    const url = absoluteUrl(candidate, base);
+    if (url !== null) return url;
+  }
+  return null;
 }
 
 function isHeading(el: Element): boolean {

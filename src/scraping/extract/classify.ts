@@ -1,4 +1,5 @@
 // The page classifier: from the evidence a page offers, decides what it is (one product, a listing, an article...) and says why.
+import { ARTICLE_TYPES } from './schema-article.js';
 import type { PageType, PageVerdict } from './types.js';
 
 /** Everything the classifier weighs; plain data, so it can be tested with tables. */
@@ -11,6 +12,10 @@ export interface PageEvidence {
     priced: number;
     /** Why one of them is the page's own product (mainEntity, its URL, the heading...), or null. */
     main: string | null;
+    /** The main product was only guessed (the sole product marked up), not named the page's own. */
+    mainGuessed?: boolean;
+    /** An Article, NewsArticle, BlogPosting... that is the page's own: named its main entity, or at its URL. */
+    articleMain?: boolean;
     /** Entries of the largest ItemList or OfferCatalog. */
     listEntries: number;
     /** schema.org types seen outside products, lower-cased (article, newsarticle, review...). */
@@ -35,13 +40,24 @@ export interface PageEvidence {
   };
   /** A long article body: an <article> (or the page) with many words, a byline or a publication date. */
   articleBody: boolean;
+  /** How the page's prose is laid out; filled with the heuristics. */
+  prose?: {
+    /** Words in its largest block of paragraphs. */
+    longestBlock: number;
+    /** <article> elements that each hold a whole post. */
+    longArticles: number;
+    /** Paragraph words of the page's only <article> element (0 when it has none or several). */
+    soleArticleWords?: number;
+  };
 }
 
-const ARTICLE_TYPES: ReadonlySet<string> = new Set([
-  'article', 'newsarticle', 'blogposting', 'review', 'criticreview', 'reportagenewsarticle', 'opinionnewsarticle',
-  'analysisnewsarticle', 'backgroundnewsarticle', 'reviewnewsarticle', 'techarticle', 'scholarlyarticle', 'report',
-  'liveblogposting', 'socialmediaposting', 'newsmediaorganization',
-]);
+/** Types that say a page is news or writing (the publisher's own type counts: only news sites use it). */
+const WRITING_TYPES: ReadonlySet<string> = new Set([...ARTICLE_TYPES, 'newsmediaorganization']);
+
+/** A block of prose this long, with nothing for sale, is an article whatever else the page says. */
+const PROSE_WORDS = 150;
+/** With article markup (og:type article, an Article type), a shorter text is still the page's article, not a teaser. */
+const MARKED_PROSE_WORDS = 60;
 
 /** A page of this many purchase buttons is a listing of products, not one product. */
 const MAX_BUY_CONTROLS_ON_PRODUCT_PAGE = 2;
@@ -50,6 +66,7 @@ const MAX_BUY_CONTROLS_ON_PRODUCT_PAGE = 2;
 export function decidedWithoutHeuristics(e: PageEvidence): boolean {
   return (
     e.selectorItems > 0 ||
+    articleOutweighsProducts(e) ||
     e.structured.main !== null ||
     e.structured.priced >= 2 ||
     e.structured.listEntries >= 2 ||
@@ -73,7 +90,14 @@ export function classifyPage(e: PageEvidence): PageVerdict {
   if (e.selectorItems > 0) {
     return verdict(e.selectorItems === 1 ? 'product' : 'listing', `your selectors matched ${e.selectorItems} item${e.selectorItems === 1 ? '' : 's'}`);
   }
-  if (s.listEntries >= 2 && s.main === null) {
+  if (articleOutweighsProducts(e)) {
+    const others = s.priced > 0 ? [`the ${s.priced} priced item${s.priced === 1 ? '' : 's'} it also marks up ${s.priced === 1 ? 'is' : 'are'} not the page's own (ads, events, reviewed products)`] : [];
+    return verdict('article', "structured data marks up the page's own article", ...others);
+  }
+  const cards = e.heuristics?.pricedCards ?? 0;
+  const teasers = e.heuristics?.articleEntries ?? 0;
+  const articleReasons = articleEvidence(e, cards, teasers);
+  if (s.listEntries >= 2 && s.main === null && !(s.priced === 0 && articleReasons.length > 0)) {
     return verdict('listing', `structured data lists ${s.listEntries} items (ItemList)`);
   }
   if (s.main !== null) {
@@ -89,15 +113,12 @@ export function classifyPage(e: PageEvidence): PageVerdict {
     return verdict('listing', `a known listing layout with ${e.layoutItems} items (books product pods)`);
   }
 
-  const cards = e.heuristics?.pricedCards ?? 0;
-  const teasers = e.heuristics?.articleEntries ?? 0;
-  const articleReasons = articleEvidence(e, cards, teasers);
   const buying = e.visible.buyControls > 0;
   if (articleReasons.length > 0 && !buying) {
     // An article or news page yields no priced products unless it marks them up as products.
-    return teasers >= 2
-      ? verdict('article-list', ...articleReasons, 'no add-to-cart control on the page, so prices in it are not products for sale')
-      : verdict('article', ...articleReasons, 'no add-to-cart control on the page, so prices in it are not products for sale');
+    const notForSale = 'no add-to-cart control on the page, so prices in it are not products for sale';
+    const list = listOfArticles(e, teasers);
+    return list === null ? verdict('article', ...articleReasons, ...bodyReason(e), notForSale) : verdict('article-list', ...articleReasons, list, notForSale);
   }
   if (decidedByVisiblePage(e)) {
     return verdict('product', 'one main heading, a buy control and a price beside it', ...(cards >= 2 ? [`the ${cards} priced cards elsewhere are other products (related items)`] : []));
@@ -113,7 +134,41 @@ export function classifyPage(e: PageEvidence): PageVerdict {
   }
   if (articleReasons.length > 0) return verdict('article', ...articleReasons);
   if (s.products > 0) return verdict('product', 'structured data marks up a product without a price');
-  return verdict('none', 'no product markup, no priced product near a heading, no repeated priced cards, no article list');
+  const prose = e.prose?.longestBlock ?? 0;
+  if (prose >= PROSE_WORDS && !buying) return verdict('article', `a block of ${prose} words of prose, and nothing for sale`);
+  const sole = e.prose?.soleArticleWords ?? 0;
+  if (sole >= MARKED_PROSE_WORDS && !buying) return verdict('article', `the page's one <article> element holds ${sole} words of paragraphs, and nothing is for sale`);
+  return verdict('none', 'no product markup, no priced product near a heading, no repeated priced cards, no article list, no long text');
+}
+
+/**
+ * The page marks up an article as its own (its main entity, or at its URL) and no product as its own
+ * by name or URL: products it also marks up are ads, events or the thing reviewed.
+ */
+function articleOutweighsProducts(e: PageEvidence): boolean {
+  const s = e.structured;
+  return s.articleMain === true && (s.main === null || s.mainGuessed === true) && e.selectorItems === 0 && !isOpenGraphProduct(e);
+}
+
+/**
+ * Why a page of writing is a listing of articles rather than one article, or null: several whole posts
+ * in <article>s, or teasers with no block of text long enough to be the page's own article (on an
+ * article page, teasers are its related stories).
+ */
+function listOfArticles(e: PageEvidence, teasers: number): string | null {
+  const longArticles = e.prose?.longArticles ?? 0;
+  if (longArticles >= 2) return `${longArticles} whole posts, each in its own <article>`;
+  if (teasers < 2) return null;
+  const marked = e.openGraph.type !== null && /^(?:og:)?article/i.test(e.openGraph.type);
+  const longest = e.prose?.longestBlock ?? (e.articleBody ? PROSE_WORDS : 0);
+  if (longest >= (marked ? MARKED_PROSE_WORDS : PROSE_WORDS)) return null;
+  return `${teasers} entries with linked headings, and no block of text long enough to be the page's own article`;
+}
+
+function bodyReason(e: PageEvidence): string[] {
+  const longest = e.prose?.longestBlock ?? 0;
+  const teasers = e.heuristics?.articleEntries ?? 0;
+  return longest > 0 && teasers >= 2 ? [`its ${longest}-word text is the page's own article; the ${teasers} linked headings are related stories`] : [];
 }
 
 function isOpenGraphProduct(e: PageEvidence): boolean {
@@ -124,7 +179,7 @@ function isOpenGraphProduct(e: PageEvidence): boolean {
 function articleEvidence(e: PageEvidence, cards: number, teasers: number): string[] {
   const reasons: string[] = [];
   if (e.openGraph.type !== null && /^(?:og:)?article/i.test(e.openGraph.type)) reasons.push(`og:type is "${e.openGraph.type}"`);
-  const types = [...e.structured.types].filter((t) => ARTICLE_TYPES.has(t));
+  const types = [...e.structured.types].filter((t) => WRITING_TYPES.has(t));
   if (types.length > 0) reasons.push(`structured data describes ${types.join(', ')}`);
   if (e.articleBody) reasons.push('a long article body with a byline or date');
   if (teasers >= 2 && teasers >= cards) reasons.push(`${teasers} article teasers${cards > 0 ? ` outnumber ${cards} priced cards` : ''}`);

@@ -194,3 +194,18 @@ export function closestWithin(node: Element, stop: AnyNode, test: (el: Element) 
   }
   return null;
 }
+
+/** Articles outside page furniture, not descending into them: an article's nested articles (comments) are part of it. */
+export function outermostArticles(root: AnyNode, chrome: ReadonlySet<Element>): Element[] {
+  const found: Element[] = [];
+  const stack: AnyNode[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (isElement(node) && node.name === 'article') {
+      if (!chrome.has(node)) found.push(node);
+      continue;
+    }
+    if ('children' in node) for (let i = node.children.length - 1; i >= 0; i -= 1) stack.push(node.children[i]!);
+  }
+  return found;
+}

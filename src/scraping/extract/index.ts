@@ -1,21 +1,23 @@
 // Extraction: parse once, gather evidence from every source, classify the page, extract for its type, merge with provenance.
 import type { Element } from 'domhandler';
+import { proseEvidence } from './article-evidence.js';
+import { describeArticleCandidates, extractArticles } from './article-extraction.js';
 import { articleListExtractor } from './article-list-extractor.js';
 import { booksListingExtractor } from './books-listing-extractor.js';
 import { classifyPage, decidedByVisiblePage, decidedWithoutHeuristics, type PageEvidence } from './classify.js';
 import { absoluteUrl, isElement, visibleText } from './dom-helpers.js';
 import { readJsonLd } from './jsonld-extractor.js';
-import { STRUCTURED, TRUST, chooseMain, groupByIdentity, mergeGroup, type Merged } from './merge.js';
+import { STRUCTURED, TRUST, chooseMain, groupByIdentity, mergeGroup, normaliseUrl, type Merged } from './merge.js';
 import { metaExtractor, openGraphExtractor } from './meta-extractor.js';
 import { readMicrodata } from './microdata-extractor.js';
 import { parsePage, type Page } from './page.js';
 import { productCardsExtractor } from './product-cards-extractor.js';
 import { readRdfa } from './rdfa-extractor.js';
 import { selectorsExtractor } from './selectors-extractor.js';
-import type { Candidate, ExtractionResult, Extractor, ItemFields, PageExplanation, PageVerdict, Selectors, Source } from './types.js';
+import type { ArticleCandidate, Candidate, ExtractionResult, Extractor, ItemFields, PageExplanation, PageVerdict, Selectors, Source } from './types.js';
 import { readVisible } from './visible-extractor.js';
 
-export type { ExtractedItem, ExtractionResult, PageExplanation, PageType, Selectors, Source } from './types.js';
+export type { ExtractedArticle, ExtractedItem, ExtractionResult, PageExplanation, PageType, Selectors, Source } from './types.js';
 
 export interface ExtractOptions {
   selectors?: Selectors;
@@ -25,12 +27,12 @@ export interface ExtractOptions {
   links?: boolean;
 }
 
-/** Extracts the products (or articles) of one page. Pure and never throws: odd markup yields fewer items, not an error. */
+/** Extracts the products and articles of one page. Pure and never throws: odd markup yields fewer items, not an error. */
 export function extract(html: string, pageUrl: string, options: ExtractOptions = {}): ExtractionResult {
   const started = performance.now();
   const page = parsePage(html, pageUrl);
   const parsed = performance.now();
-  if (page === null) return { page_type: 'none', extractor: null, items: [], nextUrl: null };
+  if (page === null) return { page_type: 'none', extractor: null, items: [], articles: [], nextUrl: null };
   const explain = options.explain === true;
   const found = new Map<Source, Candidate[]>();
   const skipped: PageExplanation['skipped'] = [];
@@ -49,30 +51,36 @@ export function extract(html: string, pageUrl: string, options: ExtractOptions =
   run(metaExtractor);
   const layout = run(booksListingExtractor);
 
+  const structuredArticles = readings.flatMap((r) => r?.articles ?? []);
   const structuredGroups = groupByIdentity(structured);
   const heading = safely(() => mainHeading(page), null);
+  const ogUrl = absoluteUrl(page.metaContent('og:url'), pageUrl);
   const main = chooseMain(structuredGroups, {
     pageUrl,
     canonical: page.canonical,
-    ogUrl: absoluteUrl(page.metaContent('og:url'), pageUrl),
+    ogUrl,
     ogTitle: page.metaContent('og:title') ?? null,
     heading: heading === null ? null : visibleText(heading),
     listEntries: Math.max(0, ...readings.map((r) => r?.listEntries ?? 0)),
   });
+  const ogType = page.metaContent('og:type') ?? null;
   const evidence: PageEvidence = {
     selectorItems: selectorItems.length,
     structured: {
       products: structuredGroups.length,
       priced: structuredGroups.filter((g) => g.some((c) => c.fields.price !== undefined)).length,
       main: main?.reason ?? null,
+      mainGuessed: main !== null && GUESSED_MAIN.test(main.reason),
+      articleMain: articleIsPages(structuredArticles, [pageUrl, page.canonical, ogUrl], ogType),
       listEntries: Math.max(0, ...readings.map((r) => r?.listEntries ?? 0)),
       types: new Set(readings.flatMap((r) => [...(r?.types ?? [])])),
     },
-    openGraph: { type: page.metaContent('og:type') ?? null, price: found.get('opengraph')?.[0]?.fields.price !== undefined },
+    openGraph: { type: ogType, price: found.get('opengraph')?.[0]?.fields.price !== undefined },
     layoutItems: layout.length,
     visible: { heading: heading !== null, buyControls: 0, price: false, priceMarked: false },
     articleBody: false,
   };
+  let teasers: ArticleCandidate[] = [];
   // The visible page and the repetition heuristics cost a walk each; markup that decides spares them.
   const decided = decidedWithoutHeuristics(evidence);
   const readVisibleNow = () => {
@@ -94,9 +102,11 @@ export function extract(html: string, pageUrl: string, options: ExtractOptions =
     // A priced card also reads as a linked heading; only entries that are not cards are teasers.
     const cardKeys = new Set<string | undefined>(cards.flatMap((c) => [c.fields.url?.value, c.fields.title?.value]));
     cardKeys.delete(undefined);
-    const teasers = run(articleListExtractor).filter((a) => !cardKeys.has(a.fields.url?.value) && !cardKeys.has(a.fields.title?.value));
+    teasers = safely(() => articleListExtractor.extract(page), []).filter((a) => !cardKeys.has(a.fields.url?.value) && !cardKeys.has(a.fields.title?.value));
     evidence.heuristics = { pricedCards: cards.length, articleEntries: teasers.length };
-    evidence.articleBody = safely(() => hasArticleBody(page), false);
+    const prose = safely(() => proseEvidence(page), null);
+    evidence.articleBody = prose?.articleBody ?? false;
+    if (prose !== null) evidence.prose = { longestBlock: prose.longestBlock, longArticles: prose.longArticles, soleArticleWords: prose.soleArticleWords };
   } else {
     const reason = decided
       ? 'the page was classified from its markup, without guessing from repeated elements'
@@ -114,10 +124,13 @@ export function extract(html: string, pageUrl: string, options: ExtractOptions =
     return result === null ? [] : [result];
   });
   const items = dedupe(merged);
+  // The article's own DOM and Readability cost more than the rest of extraction: only for the pages that are articles.
+  const articles = extractArticles({ page, html, pageType: verdict.type, structured: structuredArticles, teasers, explain });
   const result: ExtractionResult = {
     page_type: verdict.type,
-    extractor: items[0]?.item.provenance.title?.source ?? null,
+    extractor: items[0]?.item.provenance.title?.source ?? articles.articles[0]?.provenance.title?.source ?? null,
     items: items.map((m) => m.item),
+    articles: articles.articles,
     nextUrl: safely(() => findNextUrl(page), null),
   };
   if (options.links === true) result.links = safely(() => pageLinks(page), []);
@@ -126,8 +139,10 @@ export function extract(html: string, pageUrl: string, options: ExtractOptions =
       page_type: verdict,
       candidates: describeCandidates(found),
       skipped,
-      dropped,
+      dropped: [...dropped, ...articles.dropped],
       items: items.flatMap((m) => (m.explained === undefined ? [] : [m.explained])),
+      article_candidates: describeArticleCandidates(articles.found),
+      articles: articles.explained,
       timings_ms: { parse: round(parsed - started), extract: round(performance.now() - parsed) },
     };
   }
@@ -160,23 +175,21 @@ function assemble(verdict: PageVerdict, f: Found): Candidate[][] {
         if (others > 0) f.dropped.push({ source, count: others, reason: "structured products other than the page's own (related, accessories)" });
       }
       dropAll('product-cards', "cards on a product page are other products (related items, carousels)");
-      dropAll('article-list', 'entries on a product page are not the product');
       return group.length === 0 ? [] : [group];
     }
     case 'listing': {
       if (f.selectorItems.length > 0) return enrich(f.selectorItems, f, 'selectors');
       const itemSources: Source[] = ['json-ld', 'microdata', 'rdfa', 'books-listing', 'product-cards'];
       const priced = itemSources.find((s) => all(s).some((c) => c.fields.price !== undefined));
-      const base = priced ?? itemSources.find((s) => all(s).length > 0) ?? 'article-list';
-      return enrich(all(base), f, base);
+      const base = priced ?? itemSources.find((s) => all(s).length > 0);
+      return base === undefined ? [] : enrich(all(base), f, base);
     }
     case 'article':
     case 'article-list': {
-      // Only what the page marks up as products carries a price here; teasers are articles.
+      // Only what the page marks up as products, with a price, is a product here; teasers are articles.
       const products = f.structuredGroups.filter((g) => g.some((c) => c.fields.price !== undefined));
       dropAll('product-cards', 'prices on an article or news page are not products unless marked up as such');
-      if (verdict.type === 'article') dropAll('article-list', 'links inside one article are not a list of articles');
-      return [...products, ...(verdict.type === 'article-list' ? all('article-list').map((c) => [c]) : [])];
+      return products;
     }
     case 'none':
       return [];
@@ -230,51 +243,23 @@ function describeCandidates(found: ReadonlyMap<Source, Candidate[]>): PageExplan
   return out;
 }
 
+/** A main product picked only for being the sole one marked up; an article the page names its own outweighs it. */
+const GUESSED_MAIN = /^it is the only marked-up product/;
+
+/**
+ * True when the structured data marks up an article as the page's own: named its main entity, or at
+ * the page's URL, or the only article (not a review) on a page whose og:type says article.
+ */
+function articleIsPages(articles: readonly ArticleCandidate[], pageUrls: ReadonlyArray<string | null>, ogType: string | null): boolean {
+  const urls = new Set(pageUrls.filter((u): u is string => u !== null).map(normaliseUrl));
+  if (articles.some((a) => a.main === true || (a.fields.url !== undefined && urls.has(normaliseUrl(a.fields.url.value))))) return true;
+  const writing = articles.filter((a) => a.type !== undefined && !a.type.endsWith('review'));
+  return writing.length === 1 && ogType !== null && /^(?:og:)?article/i.test(ogType);
+}
+
 /** The page's main heading: its first non-empty h1 outside navigation. */
 function mainHeading(page: Page): Element | null {
   return page.elements.find((el) => el.name === 'h1' && !page.chrome.has(el) && visibleText(el) !== '') ?? null;
-}
-
-/**
- * A long article body: an <article> with 150+ words of paragraphs, or 250+ words of paragraphs
- * on a page that names an author or a publication date outside its reviews and comments.
- */
-function hasArticleBody(page: Page): boolean {
-  let pageWords = 0;
-  let dated = false;
-  for (const el of page.elements) {
-    if (page.chrome.has(el)) continue;
-    if (el.name === 'article' && !/product/i.test(el.attribs['class'] ?? '') && paragraphWords(el) >= 150) return true;
-    if (el.name === 'p') pageWords += words(visibleText(el));
-    const byline = el.attribs['rel'] === 'author' || el.attribs['itemprop'] === 'author' || /(?:^|[\s_-])(?:byline|author)(?:$|[\s_-])/i.test(el.attribs['class'] ?? '');
-    if ((byline || (el.name === 'time' && el.attribs['datetime'] !== undefined)) && !inReviews(el)) dated = true;
-  }
-  return dated && pageWords >= 250;
-}
-
-function paragraphWords(article: Element): number {
-  let count = 0;
-  const stack: Element[] = [article];
-  while (stack.length > 0) {
-    const el = stack.pop()!;
-    if (el.name === 'p') {
-      count += words(visibleText(el));
-      continue;
-    }
-    for (const child of el.children) if (isElement(child)) stack.push(child);
-  }
-  return count;
-}
-
-function inReviews(el: Element): boolean {
-  for (let current = el.parent; current !== null; current = current.parent) {
-    if (isElement(current) && /review|comment|rating|testimonial/i.test(`${current.attribs['class'] ?? ''} ${current.attribs['id'] ?? ''}`)) return true;
-  }
-  return false;
-}
-
-function words(text: string): number {
-  return text === '' ? 0 : text.split(' ').length;
 }
 
 function safely<T>(run: () => T, fallback: T): T {

@@ -221,7 +221,7 @@ function finishValue(field: FieldName, value: unknown): unknown {
 }
 
 /** NUL-free and at most MAX_LOCATOR_CHARS, keeping the specific end of a long CSS path ("… > div > h1"). */
-function boundedLocator(locator: string): string {
+export function boundedLocator(locator: string): string {
   const clean = locator.replace(/\u0000/g, '');
   return clean.length <= MAX_LOCATOR_CHARS ? clean : `… ${clean.slice(clean.length - MAX_LOCATOR_CHARS + 2)}`;
 }

@@ -1,43 +1,17 @@
-// schema.org items, however they were written (JSON-LD, microdata, RDFa), read into product candidates one way.
+// schema.org items, however they were written (JSON-LD, microdata, RDFa), read into product and article candidates one way.
 import { parsePrice } from '../price.js';
-import type { Element } from 'domhandler';
-import { absoluteUrl, cleanText, visibleText } from './dom-helpers.js';
-import type { Availability, Candidate, CandidateFields, Located, Source } from './types.js';
+import { absoluteUrl, cleanText } from './dom-helpers.js';
+import { articleCandidate, isArticleNode } from './schema-article.js';
+import { first, has, imageOf, nameOf, text, urlOf, urlValue, type SdoNode, type SdoText, type SdoValue } from './sdo-node.js';
+import type { ArticleCandidate, Availability, Candidate, CandidateFields, Located, Source } from './types.js';
 
-/** A property value: text (with what the page showed, for microdata and RDFa) or a nested item. */
-export interface SdoText {
-  kind: 'text';
-  /** The machine value: a JSON string or number, a `content`/`href` attribute, else the text. */
-  value: string;
-  /** The text a reader sees, when it differs from the machine value ("$1,000.00" for content "1000.00"). */
-  shown?: string;
-  locator: string;
-}
-
-export interface SdoNode {
-  kind: 'node';
-  /** Local type names, lower-cased: "product", "offer", "aggregateoffer". */
-  types: string[];
-  /** Properties by local name as schema.org spells them ("priceCurrency"). */
-  props: Map<string, SdoValue[]>;
-  locator: string;
-}
-
-export type SdoValue = SdoText | SdoNode;
-
-/**
- * A property written in markup (microdata, RDFa): the machine value from `attribute` (content, href,
- * datetime...) when the element has it, else its text; `shown` keeps the text a reader sees.
- */
-export function markupValue(el: Element, attribute: string | undefined, locator: string): SdoText {
-  const shown = el.name === 'meta' || el.name === 'link' ? undefined : visibleText(el);
-  const value = (attribute === undefined ? undefined : el.attribs[attribute]?.trim()) ?? shown ?? '';
-  return { kind: 'text', value, ...(shown !== undefined && shown !== value ? { shown } : {}), locator };
-}
+export { markupValue, type SdoNode, type SdoText, type SdoValue } from './sdo-node.js';
 
 /** What the structured data of one source says about the page. */
 export interface SdoReading {
   candidates: Candidate[];
+  /** Article-family items (Article, NewsArticle, BlogPosting, Review...). */
+  articles: ArticleCandidate[];
   /** Every item type seen, lower-cased, for the page classifier. */
   types: Set<string>;
   /** Entries of the largest ItemList/OfferCatalog (breadcrumbs excluded). */
@@ -56,33 +30,25 @@ const MAX_DEPTH = 16;
 const MAX_CANDIDATES = 2000;
 
 export function readSchemaOrg(roots: readonly SdoNode[], source: Source, pageUrl: string): SdoReading {
-  const reading: SdoReading = { candidates: [], types: new Set(), listEntries: 0 };
+  const reading: SdoReading = { candidates: [], articles: [], types: new Set(), listEntries: 0 };
   // A node reached twice (a graph member that is also some page's mainEntity) is one candidate.
-  const byLocator = new Map<string, Candidate>();
-  const add = (candidate: Candidate | null): void => {
-    if (candidate === null) return;
-    const known = byLocator.get(candidate.locator);
-    if (known !== undefined) {
-      if (candidate.main) known.main = true;
-      return;
-    }
-    byLocator.set(candidate.locator, candidate);
-    reading.candidates.push(candidate);
-  };
+  const add = onePerLocator(reading.candidates);
+  const addArticle = onePerLocator(reading.articles);
   // Nodes are shared (JSON-LD @id references, microdata itemref) and may form cycles: a walk that
   // followed every path through such a graph would be exponential in its size. Each node is walked
   // once per way of reaching it that changes what it yields (as a main entity, as a reviewed item).
   const walked = new Map<SdoNode, number>();
-  const visit = (node: SdoNode, depth: number, main: boolean, reviewed = false): void => {
-    if (depth > MAX_DEPTH || reading.candidates.length >= MAX_CANDIDATES) return;
-    const way = (main ? 1 : 0) | (reviewed ? 2 : 0);
+  const visit = (node: SdoNode, depth: number, main: boolean, reviewed = false, partOf = false): void => {
+    if (depth > MAX_DEPTH || reading.candidates.length + reading.articles.length >= MAX_CANDIDATES) return;
+    const way = (main ? 1 : 0) | (reviewed ? 2 : 0) | (partOf ? 4 : 0);
     const ways = walked.get(node) ?? 0;
     if ((ways & (1 << way)) !== 0) return;
     walked.set(node, ways | (1 << way));
     for (const type of node.types) reading.types.add(type);
     if (isOffered(node)) {
-      // A review names what it reviews; that is a product for sale only when it is marked up with an offer.
-      if (reviewed && !node.props.has('offers')) return;
+      // A review names what it reviews, and an article the publication it is part of (paywall markup types
+      // that a Product); either is a product for sale only when it is marked up with an offer.
+      if ((reviewed || partOf) && !node.props.has('offers')) return;
       // Its own properties hold offers and related products, not more items of the page.
       add(productCandidate(node, null, source, pageUrl, main || isMainEntityOfPage(node, pageUrl)));
       return;
@@ -99,10 +65,11 @@ export function readSchemaOrg(roots: readonly SdoNode[], source: Source, pageUrl
       return;
     }
     if (node.types.includes('breadcrumblist')) return;
+    if (isArticleNode(node)) addArticle(articleCandidate(node, source, pageUrl, main || isMainEntityOfPage(node, pageUrl)));
     // Anything else is a container (a page, a graph, a review): its items may sit in any property.
     for (const [prop, values] of node.props) {
       const isMain = prop === 'mainEntity';
-      for (const value of values) if (value.kind === 'node') visit(value, depth + 1, isMain, prop === 'itemReviewed');
+      for (const value of values) if (value.kind === 'node') visit(value, depth + 1, isMain, prop === 'itemReviewed', prop === 'isPartOf');
     }
   };
   /** A ListItem holds its product in `item`, or is itself just a named link. */
@@ -116,6 +83,21 @@ export function readSchemaOrg(roots: readonly SdoNode[], source: Source, pageUrl
   };
   for (const root of roots) visit(root, 0, false);
   return reading;
+}
+
+/** Adds each candidate once per locator, into `list`; a later way of reaching it as the main entity marks it main. */
+function onePerLocator<T extends { locator: string; main?: boolean }>(list: T[]): (candidate: T | null) => void {
+  const byLocator = new Map<string, T>();
+  return (candidate) => {
+    if (candidate === null) return;
+    const known = byLocator.get(candidate.locator);
+    if (known !== undefined) {
+      if (candidate.main) known.main = true;
+      return;
+    }
+    byLocator.set(candidate.locator, candidate);
+    list.push(candidate);
+  };
 }
 
 function isOffered(node: SdoNode): boolean {
@@ -293,49 +275,14 @@ export function toGtin(raw: string): string | null {
   return `${body}${(10 - (sum % 10)) % 10}`;
 }
 
-function nameOf(value: SdoValue | undefined): Located<string> | null {
-  if (value === undefined) return null;
-  return value.kind === 'node' ? text(first(value, 'name')) : text(value);
-}
 
-function imageOf(value: SdoValue | undefined, pageUrl: string): Located<string> | null {
-  if (value === undefined) return null;
-  if (value.kind === 'node') return urlValue(first(value, 'url') ?? first(value, 'contentUrl'), pageUrl);
-  return urlValue(value, pageUrl);
-}
 
-/**
- * `url`, else an `@id` that is a real address, made absolute. An @id's fragment only names the
- * node ("…/mug/#product"); the page is the part before it.
- */
-function urlOf(node: SdoNode, pageUrl: string): Located<string> | null {
-  const url = urlValue(first(node, 'url'), pageUrl);
-  if (url !== null) return url;
-  const id = urlValue(first(node, '@id'), pageUrl);
-  return id === null ? null : { value: id.value.replace(/#.*$/, ''), locator: id.locator };
-}
 
-function urlValue(value: SdoValue | undefined, pageUrl: string): Located<string> | null {
-  if (value?.kind !== 'text') return null;
-  const url = absoluteUrl(value.value, pageUrl);
-  return url === null ? null : { value: url, locator: value.locator };
-}
 
-function text(value: SdoValue | undefined): Located<string> | null {
-  if (value?.kind !== 'text') return null;
-  const cleaned = cleanText(value.value);
-  return cleaned === '' ? null : { value: cleaned, locator: value.locator };
-}
 
 function isoCode(value: string): string | null {
   const code = value.trim().toUpperCase();
   return /^[A-Z]{3}$/.test(code) ? code : null;
 }
 
-function first(node: SdoNode, prop: string): SdoValue | undefined {
-  return node.props.get(prop)?.[0];
-}
 
-function has(node: SdoNode, prop: string): boolean {
-  return (node.props.get(prop)?.length ?? 0) > 0;
-}

@@ -1,7 +1,11 @@
 // Shapes of extraction: candidates each source of evidence finds, the items merged from them, and the explanation.
 import type { Page } from './page.js';
 
-/** Where a value came from. Order of trust (most trusted first) is TRUST in merge.ts. */
+/**
+ * Where a value came from. Order of trust for products (most trusted first) is TRUST in merge.ts; for
+ * articles, per field, ARTICLE_TRUST in article-merge.ts. `article-body` is the article's main text as
+ * read from the page (boilerplate removed, then Readability).
+ */
 export type Source =
   | 'selectors'
   | 'json-ld'
@@ -12,7 +16,8 @@ export type Source =
   | 'books-listing'
   | 'visible'
   | 'product-cards'
-  | 'article-list';
+  | 'article-list'
+  | 'article-body';
 
 export const AVAILABILITIES = ['in_stock', 'out_of_stock', 'preorder', 'backorder', 'limited', 'discontinued'] as const;
 export type Availability = (typeof AVAILABILITIES)[number];
@@ -52,7 +57,7 @@ export interface Located<T> {
 
 export type CandidateFields = { [K in FieldName]?: Located<ItemFields[K]> };
 
-/** A product (or article) one source of evidence found, before merging. */
+/** A product one source of evidence found, before merging. */
 export interface Candidate {
   source: Source;
   /** Where the whole item sits. */
@@ -64,8 +69,6 @@ export interface Candidate {
   scope: 'page' | 'item';
   /** Structured data names it the page's main entity. */
   main?: boolean;
-  /** An article entry (no price expected), not a product. */
-  article?: boolean;
   fields: CandidateFields;
 }
 
@@ -139,17 +142,108 @@ export interface PageExplanation {
   /** Candidates found but left out of the result, and why. */
   dropped: Array<{ source: Source; count: number; reason: string }>;
   items: ExplainedItem[];
+  /** Every article candidate each source found, as found (values shortened for reading). */
+  article_candidates: Partial<Record<Source, ArticleCandidateView[]>>;
+  /** Per article: each field's choice and why, and how the body was found. */
+  articles: ExplainedArticle[];
   timings_ms: { parse: number; extract: number };
 }
 
 export interface ExtractionResult {
   page_type: PageType;
-  /** The source that supplied the items' titles; null when nothing was found. */
+  /** The source that supplied the items' (else the articles') titles; null when nothing was found. */
   extractor: Source | null;
+  /** Products. A page never yields a product without evidence of one (a price, product markup). */
   items: ExtractedItem[];
+  /** The page's article (an article page), or the entries of a listing of articles (each with `body: null`). */
+  articles: ExtractedArticle[];
   /** Absolute URL of the page's "next" link (pagination), if any. */
   nextUrl: string | null;
   /** Every link a crawl may follow (asked for with `links`): absolute http(s), no fragment, no nofollow, each once. */
   links?: string[];
   explanation?: PageExplanation;
+}
+
+/** The fields an article can carry; each merged on its own. */
+export interface ArticleFields {
+  title: string;
+  /** Plain text, paragraphs separated by a blank line. */
+  body: string;
+  /** The same content as sanitized HTML. */
+  body_html: string;
+  description: string;
+  authors: string[];
+  /** ISO 8601: with the offset when the page states one, a bare date when it gives only the day. */
+  published_at: string;
+  modified_at: string;
+  /** BCP 47 tag ("en", "pt-BR"). */
+  language: string;
+  site_name: string;
+  image_url: string;
+  section: string;
+  tags: string[];
+  /** The article's canonical URL. */
+  url: string;
+}
+export type ArticleFieldName = keyof ArticleFields;
+
+export type ArticleCandidateFields = { [K in ArticleFieldName]?: Located<ArticleFields[K]> };
+
+/** An article source of evidence: a pure function from the parsed page to the articles (or entries) it found there. */
+export interface ArticleExtractor {
+  source: Source;
+  extract(page: Page): ArticleCandidate[];
+}
+
+/** An article (or a listing's entry) one source of evidence found, before merging. */
+export interface ArticleCandidate {
+  source: Source;
+  locator: string;
+  /** 'page': says something about the page's own article (meta tags, the visible page); 'item': one of possibly many. */
+  scope: 'page' | 'item';
+  /** Structured data names it the page's main entity, or it lives at the page's URL. */
+  main?: boolean;
+  /** Its schema.org type, lower-cased ("newsarticle", "review"), for structured data. */
+  type?: string;
+  fields: ArticleCandidateFields;
+}
+
+/** One article as extracted: what explain answers, and what the lead's article store keeps. */
+export interface ExtractedArticle {
+  url: string | null;
+  title: string;
+  /** Null for a listing's entry, whose text is on its own page. */
+  body: string | null;
+  body_html: string | null;
+  description: string | null;
+  authors: string[];
+  published_at: string | null;
+  modified_at: string | null;
+  language: string | null;
+  site_name: string | null;
+  image_url: string | null;
+  section: string | null;
+  tags: string[];
+  /** Words of `body` (Intl.Segmenter's words, as POST /process/text counts them); null without a body. */
+  word_count: number | null;
+  /** Per field present: the source and locator it was taken from. */
+  provenance: Partial<Record<ArticleFieldName, FieldProvenance>>;
+}
+
+/** An article candidate as explain shows it: values as found, long text shortened. */
+export interface ArticleCandidateView {
+  locator: string;
+  scope: 'page' | 'item';
+  main?: boolean;
+  fields: Partial<Record<ArticleFieldName, unknown>>;
+}
+
+/** How one article's fields were chosen. */
+export interface ExplainedArticle {
+  title: string;
+  fields: Partial<Record<ArticleFieldName, FieldDecision>>;
+  /** The candidates merged into this article. */
+  merged: Array<{ source: Source; locator: string }>;
+  /** How the body was found on the page, when it was: the method, where, and the page furniture removed first. */
+  body?: { method: string; locator: string; removed: Record<string, number> };
 }
