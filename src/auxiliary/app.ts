@@ -7,6 +7,7 @@ import { createBaseApp, type App } from '../http/base-app.js';
 import { createMetrics } from '../http/metrics.js';
 import { collectEndpoints, packageVersion, timedCheck, welcomeRoute } from '../http/meta-routes.js';
 import { problemResponses } from '../http/schemas.js';
+import { ValidationFailed } from '../problems.js';
 import { Product } from '../products/product-schema.js';
 import { textStats } from '../text/text-stats.js';
 import type { MainClient } from './main-client.js';
@@ -134,9 +135,11 @@ export async function buildAuxApp(deps: AuxDeps): Promise<App> {
         response: { 200: TextStatsResponse, ...problemResponses(400, 413, 415, 422) },
       },
     },
-    // The body is validated per content type above: a string for text/plain, `{text}` for JSON.
+    // The body is validated per content type above: a string for text/plain, `{text}` for JSON. A
+    // request with no body (and so no content type) is validated by neither.
     async (request) => {
-      const body = request.body as string | { text: string };
+      const body = request.body as string | { text: string } | undefined;
+      if (body === undefined) throw new ValidationFailed([{ path: '/body/text', message: 'is required: send {"text": "..."} as JSON, or the text as text/plain' }]);
       return textStats(typeof body === 'string' ? body : body.text);
     },
   );

@@ -117,6 +117,7 @@ describe('POST /process/text', () => {
 
   const bad: Array<[string, { payload: unknown; headers?: Record<string, string> }, number, string?]> = [
     ['missing text', { payload: {} }, 422, '/body/text'],
+    ['no body at all (and so no content type)', { payload: undefined }, 422, '/body/text'],
     ['text as number', { payload: { text: 42 } }, 422, '/body/text'],
     ['text as null', { payload: { text: null } }, 422, '/body/text'],
     ['text as array', { payload: { text: ['a'] } }, 422, '/body/text'],
