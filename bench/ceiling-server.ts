@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
 import { pgliteOptions, useBaselineWasmCompiler } from '../src/db/database.js';
-import { migrations } from '../src/db/migrations.js';
+import { migrations } from '../src/db/migrations/index.js';
 import { PRODUCT_COLUMNS } from '../src/products/product-list-sql.js';
 import { textStats } from '../src/text/text-stats.js';
 import { SEED_SQL } from './seed.js';

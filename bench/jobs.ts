@@ -1,7 +1,8 @@
 // Job benches: a whole-site crawl of the local catalogue (listing + detail pages) run by 1 and 2 worker processes, and the queue's own cost.
 import { randomUUID } from 'node:crypto';
 import { createPostgresDatabase } from '../src/db/database.js';
-import { createPgBossQueue } from '../src/jobs/pgboss-queue.js';
+import { JOB_POLICIES, JOB_QUEUES, type QueuedPage } from '../src/jobs/job-queues.js';
+import { createPgBossQueue } from '../src/queue/pgboss-queue.js';
 import { expect } from './client.js';
 import type { BenchDatabase } from './database.js';
 import { startChild, type Child } from './processes.js';
@@ -103,25 +104,19 @@ export async function measureQueueCost(databaseUrl: string, count: number, concu
   const db = createPostgresDatabase(databaseUrl, { max: 2 });
   const queue = createPgBossQueue({ db, schema: 'bench_queue_cost' });
   try {
+    queue.define(JOB_QUEUES.page, JOB_POLICIES[JOB_QUEUES.page]);
     await queue.start();
     let done = 0;
     let finished!: () => void;
     const all = new Promise<void>((resolve) => (finished = resolve));
-    await queue.work(
-      {
-        job: async () => undefined,
-        scheduled: async () => undefined,
-        delivery: async () => undefined,
-        page: async () => {
-          done += 1;
-          if (done === count) finished();
-        },
-      },
-      concurrency,
-    );
+    // As the workers claim crawl pages: in two batches of half the concurrency.
+    await queue.work<QueuedPage>(JOB_QUEUES.page, { concurrency, batchSize: Math.max(1, Math.ceil(concurrency / 2)) }, async () => {
+      done += 1;
+      if (done === count) finished();
+    });
     const pages = Array.from({ length: count }, () => ({ id: randomUUID(), job_id: randomUUID(), url: 'http://127.0.0.1/', depth: 1 }));
     const started = performance.now();
-    await queue.enqueuePages(pages);
+    await queue.enqueue<QueuedPage>(JOB_QUEUES.page, pages.map((data) => ({ id: data.id, data })));
     await all;
     const ms = performance.now() - started;
     return { jobs: count, concurrency, ms, msPerJob: ms / count };

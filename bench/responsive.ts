@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { expect } from './client.js';
 import { measureOne, type LoadResult } from './http.js';
 import { startMain } from './services.js';
+import { defaultExtractThreads } from '../src/config/config.js';
 
 export interface ResponsivenessFigures {
   pageBytes: number;
@@ -77,7 +78,7 @@ export async function measureResponsiveness(
     };
     const inline = await run('0');
     const threaded = await run(undefined);
-    const threads = Number((await import('../src/scraping/extract/pool.js')).defaultExtractThreads());
+    const threads = defaultExtractThreads();
     return { pageBytes: page.length, scrapesAtOnce: options.scrapesAtOnce, inline, threaded: { ...threaded, threads } };
   } finally {
     server.closeAllConnections();

@@ -2,8 +2,10 @@
 import { createPostgresDatabase } from '../src/db/database.js';
 import type { ScrapedProduct } from '../src/products/product-store.js';
 import { createProductStore } from '../src/products/product-store.js';
-import { createChangeRecorder } from '../src/tracking/change-recorder.js';
+import { createProductRecorder } from '../src/recording/product-recorder.js';
+import { createLiveEvents } from '../src/tracking/live-events.js';
 import { createTracker } from '../src/tracking/tracking-store.js';
+import { createWebhookDeliveries } from '../src/tracking/webhook-deliveries.js';
 import { createWebhookStore } from '../src/tracking/webhook-store.js';
 import { median } from './client.js';
 import type { BenchDatabase } from './database.js';
@@ -49,22 +51,24 @@ export async function measureRescrape(databaseUrl: string, count: number, rounds
   try {
     const tracker = createTracker(db, { goneAfterRuns: 3 });
     // Nothing subscribes in this database, so no delivery is ever queued: a queue that refuses shows it.
-    const recorder = createChangeRecorder({
-      tracker,
+    const deliveries = createWebhookDeliveries({
       webhooks: createWebhookStore(db),
       queue: {
-        enqueueDeliveries: async (deliveries) => {
-          if (deliveries.length > 0) throw new Error('the re-scrape bench queued a webhook delivery');
+        enqueue: async (_name, messages) => {
+          if (messages.length > 0) throw new Error('the re-scrape bench queued a webhook delivery');
         },
       },
     });
-    const plain = createProductStore(db);
-    const tracked = createProductStore(db, { recorder });
+    const products = createProductStore(db);
+    const recorder = createProductRecorder({ db, products, tracker, deliveries, live: createLiveEvents() });
     const plainItems = items('plain', count);
     const trackedItems = items('tracked', count);
     const source = 'https://bench.local/tracked';
-    await plain.upsertScraped(plainItems);
-    await tracked.upsertScraped(trackedItems, { run: { id: 'bench-0', source, kind: 'scrape' }, complete: true });
+    const plain = () => db.transaction((tx) => products.upsertScraped(plainItems, { runId: null, source: null }, tx));
+    const tracked = (round: number) =>
+      db.transaction((tx) => recorder.recordScraped(trackedItems, { id: `bench-${round}`, source, kind: 'scrape' }, tx, { complete: true }));
+    await plain();
+    await tracked(0);
     const countRows = async () => {
       const [row] = await db.query<{ observations: number; events: number }>(
         'SELECT (SELECT count(*) FROM price_observations)::int AS observations, (SELECT count(*) FROM events)::int AS events',
@@ -76,10 +80,10 @@ export async function measureRescrape(databaseUrl: string, count: number, rounds
     const trackedMs: number[] = [];
     for (let round = 1; round <= rounds; round++) {
       let started = performance.now();
-      await plain.upsertScraped(plainItems);
+      await plain();
       plainMs.push(performance.now() - started);
       started = performance.now();
-      await tracked.upsertScraped(trackedItems, { run: { id: `bench-${round}`, source, kind: 'scrape' }, complete: true });
+      await tracked(round);
       trackedMs.push(performance.now() - started);
     }
     const after = await countRows();

@@ -2,7 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
-import { loadConfig, loadDotEnv } from './config.js';
+import { loadConfig, loadDotEnv } from './config/config.js';
 
 /** After asking the children to stop, how long to wait before killing them (they force-exit after 10 s). */
 const STOP_GRACE_MS = 12_000;

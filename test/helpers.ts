@@ -7,14 +7,12 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { createPgliteDatabase, createPostgresDatabase, type Database } from '../src/db/database.js';
 import { migrate } from '../src/db/migrate.js';
-import { migrations } from '../src/db/migrations.js';
-import { loadConfig } from '../src/config.js';
+import { migrations } from '../src/db/migrations/index.js';
+import { loadConfig } from '../src/config/config.js';
+import { createContext } from '../src/context.js';
 import { buildMainApp } from '../src/main/app.js';
-import { createExternalPosts, createScraping } from '../src/main/compose.js';
+import { createPgBossQueue, type QueueTiming } from '../src/queue/pgboss-queue.js';
 import { createJsonbLogStore } from '../src/scrape-logs/jsonb-log-store.js';
-import { createJobSystem } from '../src/jobs/job-system.js';
-import { storesOn, type OpenStoresOptions } from '../src/main/stores.js';
-import { createPgBossQueue } from '../src/jobs/pgboss-queue.js';
 import { findChromium } from '../src/scraping/browser/index.js';
 import { findPostgresBin } from './fixtures/throwaway-postgres.js';
 
@@ -116,36 +114,32 @@ export async function mainAppOn(db: Database, t: { after(fn: () => Promise<void>
 }
 
 /**
- * The main app and its job system on `db`, the queue started (its own schema on PostgreSQL, so
- * test files never share a queue), workers in this process only when `work` is set.
+ * The main app on `db` through the same composition root as the service (context.ts), with the JSONB
+ * log store, the real fetcher and browser, and a posts client for EXTERNAL_POSTS_URL, closed when the
+ * test ends. The queue gets a schema of its own on PostgreSQL (test files never share a queue);
+ * this process works jobs only when `work` is set.
  */
 export async function mainServiceOn(
   db: Database,
   t: { after(fn: () => Promise<void>): void },
   env: Record<string, string> = {},
-  options: { work?: boolean; queueTiming?: OpenStoresOptions['queueTiming'] } = {},
+  options: { work?: boolean; queueTiming?: QueueTiming } = {},
 ) {
   const queueSchema = env.JOBS_SCHEMA ?? (db.backend === 'postgresql' ? `q_${randomBytes(5).toString('hex')}` : 'pgboss');
   const config = loadConfig({ LOG_LEVEL: 'silent', ...env, JOBS_SCHEMA: queueSchema });
-  const logs = createJsonbLogStore(db);
-  // The stores as a service opens them, on this test's database (closed by the test, not here).
-  const stores = storesOn(db, logs, config, options.queueTiming ? { queueTiming: options.queueTiming } : {});
-  const { products, queue, tracking } = stores;
-  const scraping = createScraping(config, { products, logs });
-  const posts = createExternalPosts(config);
-  const jobSystem = createJobSystem({ db, queue, tracking, config, products, logs, ...scraping });
+  const context = await createContext(config, { db, logs: createJsonbLogStore(db), ...(options.queueTiming ? { queueTiming: options.queueTiming } : {}) });
   // Apps on a database that is down (fault tests) still build: only a test that works jobs needs the queue.
-  await jobSystem.start(options.work === true).catch((error: unknown) => {
+  await context.start(options.work === true).catch((error: unknown) => {
     if (options.work === true) throw error;
   });
-  const app = await buildMainApp({ config, db, products, logs, ...scraping, posts, jobSystem, tracking, queue });
+  const app = await buildMainApp(context);
   t.after(async () => {
     await app.close();
-    await jobSystem.stop(1000);
-    await Promise.all([scraping.close(), posts.close(), tracking.sender.close()]);
+    await context.drain(1000);
+    await context.close();
     if (db.backend === 'postgresql' && env.JOBS_SCHEMA === undefined) await db.exec(`DROP SCHEMA IF EXISTS ${queueSchema} CASCADE`).catch(() => undefined);
   });
-  return { app, jobSystem, config, stores };
+  return { app, context, config };
 }
 
 /** Asserts an RFC 9457 problem answer with `status` and no stack trace; returns its parsed body. */

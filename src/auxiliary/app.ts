@@ -1,9 +1,9 @@
 // The auxiliary service: text statistics and a proxy to the main service. Built from its dependencies.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { Config } from '../config.js';
+import type { AuxiliarySettings } from '../config/config.js';
 import { PostList } from '../external-posts/posts-routes.js';
-import { createBaseApp, type App } from '../http/base-app.js';
+import { createBaseApp, type App, type ServerSettings } from '../http/base-app.js';
 import { createMetrics } from '../http/metrics.js';
 import { collectEndpoints, packageVersion, timedCheck, welcomeRoute } from '../http/meta-routes.js';
 import { problemResponses } from '../http/schemas.js';
@@ -13,7 +13,7 @@ import { textStats } from '../text/text-stats.js';
 import type { MainClient } from './main-client.js';
 
 export interface AuxDeps {
-  config: Pick<Config, 'logLevel' | 'bodyLimitBytes' | 'requestTimeoutMs' | 'mainServiceUrl' | 'proxyTimeoutMs' | 'corsOrigins'>;
+  config: ServerSettings & Pick<AuxiliarySettings, 'mainServiceUrl' | 'proxyTimeoutMs'>;
   main: MainClient;
 }
 

@@ -9,27 +9,8 @@ import { ServiceUnavailable } from '../problems.js';
 import { acquireDirLock } from './dir-lock.js';
 import { defaultTemplateCache, seedDataDir, type TemplateSpec } from './pglite-template.js';
 
-export interface QueryOptions {
-  /**
-   * false: plan the statement for these parameters each time instead of reusing a prepared plan.
-   * A reused (generic) plan guesses how selective its parameters are, which goes badly where that
-   * decides the plan: a search pattern matching 1 % of the rows beside a price range matching 40 %.
-   */
-  prepared?: boolean;
-}
-
-export interface Queryable {
-  /** Runs one parameterised statement and returns its rows. */
-  query<R = Record<string, unknown>>(sql: string, params?: readonly unknown[], options?: QueryOptions): Promise<R[]>;
-  /** Runs a script of several statements without parameters (migrations). */
-  exec(sql: string): Promise<void>;
-}
-
-export interface Database extends Queryable {
-  readonly backend: 'postgresql' | 'pglite';
-  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
-  close(): Promise<void>;
-}
+export type { Database, Queryable, QueryOptions } from './queryable.js';
+import type { Database, Queryable, QueryOptions } from './queryable.js';
 
 export interface PoolStats {
   total: number;
@@ -255,12 +236,11 @@ export interface PgliteOpenOptions {
   /** In memory only: start from this snapshot (dumpDataDir) instead of running initdb. */
   loadDataDir?: Blob;
   /**
-   * A data directory without a database yet gets its files from the template (made once, by a
-   * child process: see pglite-template.ts) instead of running initdb in this process; `false` runs
-   * PGlite's own initdb here (what the child itself does). Default: the project's template cache,
-   * without the queue's schema.
+   * A data directory without a database yet gets its files from a template (made once, by a child
+   * process: see pglite-template.ts) instead of running initdb in this process. Without a template
+   * maker (or `false`), PGlite's own initdb runs here (what the maker's child itself does).
    */
-  template?: Partial<TemplateSpec> | false;
+  template?: (Partial<TemplateSpec> & Pick<TemplateSpec, 'maker'>) | false;
   /** The buffer pool in MB, or 'auto' (pgliteSharedBuffersMb). */
   sharedBuffersMb?: number | 'auto';
   /** V8's optimizing tier for PGlite's WebAssembly, or 'auto' (pgliteWasmTierUp). */
@@ -279,8 +259,8 @@ export async function createPgliteDatabase(dataDir?: string, options: PgliteOpen
     release = acquireDirLock(join(dataDir, 'pglite.lock'));
     try {
       // Under the lock: no other process seeds or opens this directory meanwhile.
-      if (options.template !== false) {
-        await seedDataDir(dataDir, { cacheDir: options.template?.cacheDir ?? defaultTemplateCache(), queueSchema: options.template?.queueSchema });
+      if (options.template !== undefined && options.template !== false) {
+        await seedDataDir(dataDir, { ...options.template, cacheDir: options.template.cacheDir ?? defaultTemplateCache() });
       }
       const pgdata = join(dataDir, 'pglite');
       const size = { bytes: relationBytes(pgdata) };
@@ -338,10 +318,13 @@ export async function createPgliteDatabase(dataDir?: string, options: PgliteOpen
 }
 
 export interface DatabaseSettings {
-  databaseUrl: string | undefined;
+  /** A PostgreSQL server; undefined: PGlite files under `dataDir`. */
+  url: string | undefined;
   dataDir: string;
   /** PGlite: a new data directory starts with the job queue's schema under this name too. */
   queueSchema?: string;
+  /** PGlite: the script that makes a new data directory's files (see PgliteOpenOptions.template). */
+  templateMaker?: string;
   /** PGlite's buffer pool (pgliteSharedBuffersMb). */
   pgliteSharedBuffersMb?: number | 'auto';
   /** PGlite's WebAssembly compiler (pgliteWasmTierUp). */
@@ -353,9 +336,9 @@ export async function openDatabase(
   settings: DatabaseSettings,
   options: PostgresOptions = {},
 ): Promise<Database> {
-  if (settings.databaseUrl !== undefined) return createPostgresDatabase(settings.databaseUrl, options);
+  if (settings.url !== undefined) return createPostgresDatabase(settings.url, options);
   return createPgliteDatabase(settings.dataDir, {
-    ...(settings.queueSchema === undefined ? {} : { template: { queueSchema: settings.queueSchema } }),
+    ...(settings.templateMaker === undefined ? {} : { template: { maker: settings.templateMaker, ...(settings.queueSchema === undefined ? {} : { queueSchema: settings.queueSchema }) } }),
     ...(settings.pgliteSharedBuffersMb === undefined ? {} : { sharedBuffersMb: settings.pgliteSharedBuffersMb }),
     ...(settings.pgliteWasmTierUp === undefined ? {} : { wasmTierUp: settings.pgliteWasmTierUp }),
   });

@@ -1,6 +1,7 @@
 // Applies pending migrations in order, each in its own transaction, safe against concurrent starters.
-import type { Database } from './database.js';
-import { migrations as allMigrations, type Migration } from './migrations.js';
+import type { Database } from './queryable.js';
+import type { Migration } from './migration.js';
+import { migrations as allMigrations } from './migrations/index.js';
 
 /** Arbitrary constant: the advisory lock that serialises migrators across processes. */
 export const MIGRATION_LOCK = 72_410_001;

@@ -3,20 +3,26 @@
 // Why: PGlite's initdb runs a second WebAssembly PostgreSQL beside the first, and WebAssembly memory
 // never shrinks, so a first start that ran initdb in the service kept its peak (hundreds of MB) for
 // good and took seconds. Made in a child process, that peak dies with the child; made at build time
-// (`npm run build` runs init-template.js), a first start only copies files.
+// (`npm run build` runs tools/make-pglite-template.js), a first start only copies files. What goes
+// into a template (the schema, the queue's) is the template maker's business: a script given to us.
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { constants, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, rmdirSync, statSync } from 'node:fs';
 import { copyFile, mkdir, readdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { migrations } from './migrations.js';
+import { migrations } from './migrations/index.js';
 
 /** What a new database holds beside our migrations: the job queue's schema, named by the configuration. */
 export interface TemplateSpec {
   cacheDir: string;
   /** pg-boss's schema (JOBS_SCHEMA); undefined: the template has none, the queue creates it at start. */
   queueSchema?: string;
+  /**
+   * The script that makes a database in a child process (`--into <dir> [--queue-schema <name>]`):
+   * tools/make-pglite-template, as TypeScript under tsx or JavaScript from dist/.
+   */
+  maker: string;
 }
 
 /** Bumped when the way a template is made changes, so older templates are not used. */
@@ -65,13 +71,10 @@ export function templateKey(queueSchema: string | undefined): string {
  * Makes a database in `<staging>/pglite` in a child process: initdb, every migration, the queue's
  * schema, a clean shutdown. The child's memory (initdb's peak) goes when it exits.
  */
-export function initInChild(staging: string, queueSchema: string | undefined): Promise<void> {
-  const own = fileURLToPath(import.meta.url);
+export function initInChild(staging: string, spec: Pick<TemplateSpec, 'queueSchema' | 'maker'>): Promise<void> {
   // From the TypeScript sources (tests, tsx) the child needs the same loader; from dist/ plain node.
-  const fromSources = own.endsWith('.ts');
-  const script = join(dirname(own), fromSources ? 'init-template.ts' : 'init-template.js');
-  const args = [...(fromSources ? ['--import', import.meta.resolve('tsx')] : []), script, '--into', staging];
-  if (queueSchema !== undefined) args.push('--queue-schema', queueSchema);
+  const args = [...(spec.maker.endsWith('.ts') ? ['--import', import.meta.resolve('tsx')] : []), spec.maker, '--into', staging];
+  if (spec.queueSchema !== undefined) args.push('--queue-schema', spec.queueSchema);
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
@@ -90,7 +93,8 @@ export function initInChild(staging: string, queueSchema: string | undefined): P
  * The template's files for the current key in `cacheDir`, made now (in a child process) if missing.
  * Several processes may make it at once: each in its own staging directory, the first rename wins.
  */
-export async function ensureTemplate({ cacheDir, queueSchema }: TemplateSpec): Promise<string> {
+export async function ensureTemplate(spec: TemplateSpec): Promise<string> {
+  const { cacheDir, queueSchema } = spec;
   // Templates with and without a queue schema (the services', the tests') live side by side.
   const kind = queueSchema === undefined ? 'pglite-plain-' : `pglite-queue-${queueSchema}-`;
   const name = `${kind}${templateKey(queueSchema)}`;
@@ -100,7 +104,7 @@ export async function ensureTemplate({ cacheDir, queueSchema }: TemplateSpec): P
   mkdirSync(cacheDir, { recursive: true });
   const staging = join(cacheDir, `${STAGING_PREFIX}${name}-${process.pid}-${randomBytes(4).toString('hex')}`);
   try {
-    await initInChild(staging, queueSchema);
+    await initInChild(staging, spec);
     try {
       renameSync(staging, final); // atomic: a template directory is complete or absent
     } catch (error) {
@@ -150,7 +154,7 @@ export async function seedDataDir(dataDir: string, spec: TemplateSpec): Promise<
       await copyTree(template, join(staging, FILES));
     } else {
       source = 'initdb';
-      await initInChild(staging, spec.queueSchema);
+      await initInChild(staging, spec);
     }
     renameSync(join(staging, FILES), target); // atomic: PGlite never sees half a database
   } finally {

@@ -16,7 +16,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Ajv, type Options as AjvOptions } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { frameworkErrorHandler, installProblemHandling } from '../problems.js';
 import { redactRequestUrl } from '../redact.js';
 import { serializeError, stdoutLogDestination } from './logging.js';
@@ -25,20 +25,30 @@ import { installMetrics, type Metrics } from './metrics.js';
 // ajv-formats ships CommonJS with a default export that TypeScript sees one level down.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
-export type App = FastifyInstance<
-  RawServerDefault,
-  RawRequestDefaultExpression,
-  RawReplyDefaultExpression,
-  FastifyBaseLogger,
-  TypeBoxTypeProvider
->;
+export type { App } from './app-type.js';
+import type { App } from './app-type.js';
+
+/** How one service's HTTP server behaves (from the configuration's http, auth and logging groups). */
+export interface ServerSettings {
+  logLevel: string;
+  bodyLimitBytes: number;
+  requestTimeoutMs: number;
+  /** Origins allowed by CORS ('*' for any); empty: no CORS headers at all. */
+  corsOrigins: string[];
+  trustProxy?: boolean | number | string[];
+}
+
+/** A service's server settings from the configuration. */
+export function serverSettings(config: Pick<Config, 'http' | 'auth' | 'logLevel'>): ServerSettings {
+  const { bodyLimitBytes, requestTimeoutMs, trustProxy } = config.http;
+  return { logLevel: config.logLevel, bodyLimitBytes, requestTimeoutMs, trustProxy, corsOrigins: config.auth.corsOrigins };
+}
 
 export interface BaseAppOptions {
   title: string;
   description: string;
   version: string;
-  /** corsOrigins: origins allowed by CORS ('*' for any); empty: no CORS headers at all. */
-  config: Pick<Config, 'logLevel' | 'bodyLimitBytes' | 'requestTimeoutMs' | 'corsOrigins'> & Partial<Pick<Config, 'trustProxy'>>;
+  config: ServerSettings;
   tags?: Array<{ name: string; description: string }>;
   metrics: Metrics;
   /** Documents the API-key schemes in OpenAPI, so /docs offers "Authorize". */

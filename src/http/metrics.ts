@@ -1,7 +1,7 @@
 // Prometheus metrics: one registry per app (so an app can be built twice), exposed at GET /metrics.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { App } from './base-app.js';
+import type { App } from './app-type.js';
 
 export interface Metrics {
   registry: Registry;

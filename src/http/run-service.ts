@@ -1,18 +1,20 @@
-// Runs one service in the foreground: start, listen, and close gracefully on SIGINT/SIGTERM.
+// Runs one service process in the foreground: start, listen (if it serves HTTP), and close gracefully on SIGINT/SIGTERM.
 import pino, { type Logger } from 'pino';
 import type { App } from './base-app.js';
 import { exitOnUncaughtError, stdoutLogDestination } from './logging.js';
 
 export interface ServiceSpec {
   name: string;
-  host: string;
-  port: number;
+  /** Where it listens; a process that serves no HTTP (a worker) has neither. */
+  host?: string;
+  port?: number;
   logLevel: string;
   /**
-   * Opens what the service needs and builds its app; `close` releases those resources; `drain`,
-   * if given, is told at shutdown how long in-flight work may still take before it is stopped.
+   * Opens what the service needs and builds its app (if it serves HTTP); `close` releases those
+   * resources; `drain`, if given, is told at shutdown how long in-flight work may still take before
+   * it is stopped.
    */
-  start(log: Logger): Promise<{ app: App; close: () => Promise<void>; drain?: (graceMs: number) => Promise<void> }>;
+  start(log: Logger): Promise<{ app?: App; close: () => Promise<void>; drain?: (graceMs: number) => Promise<void> }>;
 }
 
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -27,12 +29,14 @@ export async function runService(spec: ServiceSpec): Promise<void> {
   let started: Awaited<ReturnType<ServiceSpec['start']>>;
   try {
     started = await spec.start(log);
-    await started.app.listen({ host: spec.host, port: spec.port });
+    await started.app?.listen({ host: spec.host ?? '127.0.0.1', port: spec.port ?? 0 });
   } catch (error) {
     log.fatal({ err: error }, `${spec.name} service failed to start: ${(error as Error).message}`);
     process.exit(1);
   }
   const { app, close, drain } = started;
+  // A process that serves nothing must not end while it waits for work (or for its database).
+  const keepAlive = app === undefined ? setInterval(() => undefined, 60_000) : undefined;
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -45,13 +49,16 @@ export async function runService(spec: ServiceSpec): Promise<void> {
       process.exit(1);
     }, SHUTDOWN_GRACE_MS);
     force.unref();
+    clearInterval(keepAlive);
     try {
       const drained = drain?.(DRAIN_MS);
-      // A keep-alive connection whose request finishes after close() began would otherwise stay
-      // open until its idle timeout, holding close() with it.
-      const sweep = setInterval(() => app.server.closeIdleConnections(), 200);
-      await app.close(); // stops accepting, waits for in-flight requests
-      clearInterval(sweep);
+      if (app !== undefined) {
+        // A keep-alive connection whose request finishes after close() began would otherwise stay
+        // open until its idle timeout, holding close() with it.
+        const sweep = setInterval(() => app.server.closeIdleConnections(), 200);
+        await app.close(); // stops accepting, waits for in-flight requests
+        clearInterval(sweep);
+      }
       await drained;
       await close();
       log.info(`${spec.name} service stopped`);

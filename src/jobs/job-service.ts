@@ -1,12 +1,12 @@
 // Jobs and schedules as the API drives them: create (row and queue entry in one transaction), cancel, schedule.
 import { randomUUID } from 'node:crypto';
-import { load } from 'cheerio';
-import type { Database, Queryable } from '../db/database.js';
-import { HttpProblem, NotFound, ValidationFailed, type FieldError } from '../problems.js';
-import { assertAllowedUrl } from '../scraping/egress/address-guard.js';
+import type { Database, Queryable } from '../db/queryable.js';
+import { HttpProblem, NotFound, ValidationFailed } from '../problems.js';
+import type { Queue } from '../queue/queue.js';
 import type { LogStore } from '../scrape-logs/log-store.js';
+import { checkScrapeRequest } from '../scraping/scrape-request.js';
 import { writeCrawlLog } from './crawl-log.js';
-import type { JobQueue } from './job-queue.js';
+import { JOB_QUEUES, type JobMessage, type ScheduleMessage } from './job-queues.js';
 import type { Job, JobRequest, Schedule, ScheduleCreate, SchedulePatch } from './job-schema.js';
 import { FINAL_STATUSES, type JobStore } from './job-store.js';
 import type { ScheduleFields, ScheduleStore, StoredSchedule } from './schedule-store.js';
@@ -34,7 +34,7 @@ export interface JobServiceDeps {
   jobs: JobStore;
   schedules: ScheduleStore;
   logs: LogStore;
-  queue: JobQueue;
+  queue: Pick<Queue, 'enqueue' | 'cancel' | 'schedule' | 'unschedule' | 'nextRun'>;
   demoSiteUrl: string;
   allowPrivateNetworks: boolean;
   changed: (jobId: string) => void;
@@ -56,20 +56,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
   const { jobs, schedules, queue } = deps;
 
   /** What a scrape would refuse, refused before anything is queued: bad selectors, a blocked target. */
-  const check = (request: JobRequest, at = '/body'): void => {
-    const errors: FieldError[] = [];
-    const $ = load('<p></p>');
-    for (const [key, selector] of [...Object.entries(request.selectors ?? {}), ['wait_for', request.wait_for] as const]) {
-      if (typeof selector !== 'string') continue;
-      try {
-        $(selector);
-      } catch {
-        errors.push({ path: key === 'wait_for' ? `${at}/wait_for` : `${at}/selectors/${key}`, message: 'is not a valid CSS selector' });
-      }
-    }
-    if (errors.length > 0) throw new ValidationFailed(errors);
-    if (request.url !== undefined) assertAllowedUrl(request.url, deps.allowPrivateNetworks);
-  };
+  const check = (request: JobRequest, at = '/body'): void => checkScrapeRequest(request, deps.allowPrivateNetworks, at);
 
   /** The queue's calendar expression: a cron as given, "every N minutes" as a recurrence rule. */
   const expressionOf = (fields: Pick<ScheduleFields, 'cron' | 'every_minutes'>): string =>
@@ -106,8 +93,8 @@ export function createJobService(deps: JobServiceDeps): JobService {
   };
 
   const applyCalendar = async (stored: StoredSchedule): Promise<void> => {
-    if (stored.paused) await queue.unschedule(stored.id);
-    else await queue.schedule(stored.id, expressionOf(stored), stored.timezone);
+    if (stored.paused) await queue.unschedule(JOB_QUEUES.scheduled, stored.id);
+    else await queue.schedule<ScheduleMessage>(JOB_QUEUES.scheduled, stored.id, expressionOf(stored), stored.timezone, { schedule_id: stored.id });
   };
 
   return {
@@ -119,7 +106,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
           { id, kind: request.crawl === undefined ? 'scrape' : 'crawl', sourceUrl: request.url ?? deps.demoSiteUrl, request, scheduleId: options.scheduleId ?? null },
           tx,
         );
-        await queue.enqueueJob(id, tx);
+        await queue.enqueue<JobMessage>(JOB_QUEUES.job, [{ id, data: { job_id: id } }], { tx });
         return job;
       };
       const job = options.tx === undefined ? await deps.db.transaction(insert) : await insert(options.tx);
@@ -138,9 +125,9 @@ export function createJobService(deps: JobServiceDeps): JobService {
         if (now.status === 'cancelled') return now;
         throw new JobAlreadyEnded(now);
       }
-      await queue.cancelJob(id);
+      await queue.cancel(JOB_QUEUES.job, [id]);
       if (job.kind === 'crawl') {
-        await queue.cancelPages(await jobs.pendingPageIds(id));
+        await queue.cancel(JOB_QUEUES.page, await jobs.pendingPageIds(id));
         // A crawl's pages commit under the job row's lock, so every page stored before the cancel is in this log.
         await writeCrawlLog(deps.logs, cancelled, await jobs.pages(id), 'cancelled', cancelled.error);
         await jobs.addLog(id, id);
@@ -224,7 +211,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
 
     async deleteSchedule(id) {
       if (!(await schedules.delete(id))) throw new NotFound(`Schedule ${id} does not exist.`);
-      await queue.unschedule(id);
+      await queue.unschedule(JOB_QUEUES.scheduled, id);
     },
   };
 }

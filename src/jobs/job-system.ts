@@ -1,15 +1,17 @@
-// The job system of one process: queue, stores, service and live events, and (where this process works) the workers.
-import type { Config } from '../config.js';
-import type { Database } from '../db/database.js';
-import type { ProductStore } from '../products/product-store.js';
+// The jobs of one process: stores, service and live events, its queues declared, and (where this process works) the runners.
+import type { Database } from '../db/queryable.js';
+import type { PageFetcher } from '../egress/page-fetcher.js';
+import type { Queue } from '../queue/queue.js';
+import type { ProductRecorder } from '../recording/product-recorder.js';
 import { interruptDeadRuns, type LogStore } from '../scrape-logs/log-store.js';
-import type { Scraper } from '../scraping/scrape-pipeline.js';
-import type { PageFetcher, PageRenderer } from '../scraping/types.js';
-import { extractInline, type PageExtractor } from '../scraping/extract/pool.js';
+import type { PageExtractor } from '../scraping/extract/pool.js';
+import type { PageLoader } from '../scraping/page-loader.js';
+import type { Scraper } from '../scraping/scrape-run.js';
+import { createCrawlRunner } from './crawl-runner.js';
+import { createPoliteWait } from './host-politeness.js';
 import { createJobEvents, type JobEvents } from './job-events.js';
-import type { Tracking } from '../tracking/tracking.js';
-import type { JobQueue } from './job-queue.js';
-import { createJobRunner } from './job-runner.js';
+import { JOB_POLICIES, JOB_QUEUES } from './job-queues.js';
+import { createJobRunner, jobSignal } from './job-runner.js';
 import { createJobService, type JobService } from './job-service.js';
 import { createJobStore, type JobStore } from './job-store.js';
 import { createScheduleStore, type ScheduleStore } from './schedule-store.js';
@@ -19,65 +21,61 @@ export interface JobSystem {
   schedules: ScheduleStore;
   service: JobService;
   events: JobEvents;
-  queue: JobQueue;
-  /** Starts the queue and, when `work`, handles jobs in this process. */
-  start(work: boolean): Promise<void>;
-  /** Stops taking work; running work gets `graceMs`, then goes back to the queue to be retried. */
-  stop(graceMs: number): Promise<void>;
+  /** Handles jobs, crawl pages and schedules in this process, and sweeps what dead workers left. */
+  work(): Promise<void>;
+  /** Stops sweeping (the queue's own stop ends the handlers). */
+  stop(): void;
 }
 
 export interface JobSystemDeps {
   db: Database;
-  /** The queue (created with the stores, since product writes queue webhook deliveries through it). */
-  queue: JobQueue;
-  tracking: Pick<Tracking, 'recorder' | 'sender'>;
-  config: Pick<Config, 'demoSiteUrl' | 'scrapeAllowPrivateNetworks' | 'jobs'> & { scrape: Pick<Config['scrape'], 'timeoutMs' | 'runDeadlineMs'> };
-  products: ProductStore;
+  queue: Queue;
   logs: LogStore;
-  scraper: Scraper;
-  fetcher: PageFetcher;
-  renderer: PageRenderer;
-  /** Extraction of crawled pages (the service's thread pool); inline when absent. */
-  extract?: PageExtractor;
-  logger?: { warn(details: object, message: string): void; error(details: object, message: string): void; info(details: object, message: string): void };
+  scraper: Pick<Scraper, 'scrape'>;
+  loader: PageLoader;
+  extract: PageExtractor;
+  fetcher: Pick<PageFetcher, 'fetchResource' | 'robots'>;
+  recorder: Pick<ProductRecorder, 'recordScraped' | 'finishRun' | 'published'>;
+  settings: { demoSiteUrl: string; allowPrivateNetworks: boolean; defaultTimeoutMs: number; runDeadlineMs: number; workerConcurrency: number };
+  logger?: { warn(details: object, message: string): void; info(details: object, message: string): void };
 }
 
 /** How often a working process repairs what a dead one left (see JobRunner.sweep). */
 const SWEEP_MS = 15_000;
 
+/** Declares the job queues; call before the queue starts. */
 export function createJobSystem(deps: JobSystemDeps): JobSystem {
+  for (const [name, policy] of Object.entries(JOB_POLICIES)) deps.queue.define(name, policy);
   const jobs = createJobStore(deps.db);
   const schedules = createScheduleStore(deps.db);
   const events = createJobEvents(jobs);
-  const queue = deps.queue;
   const changed = (jobId: string) => events.changed(jobId);
+  const { settings } = deps;
   const service = createJobService({
     db: deps.db,
     jobs,
     schedules,
     logs: deps.logs,
-    queue,
-    demoSiteUrl: deps.config.demoSiteUrl,
-    allowPrivateNetworks: deps.config.scrapeAllowPrivateNetworks,
+    queue: deps.queue,
+    demoSiteUrl: settings.demoSiteUrl,
+    allowPrivateNetworks: settings.allowPrivateNetworks,
     changed,
   });
-  const runner = createJobRunner({
+  const crawls = createCrawlRunner({
     db: deps.db,
     jobs,
-    products: deps.products,
     logs: deps.logs,
-    queue,
-    service,
-    scraper: deps.scraper,
+    queue: deps.queue,
     fetcher: deps.fetcher,
-    renderer: deps.renderer,
-    extract: deps.extract ?? extractInline,
-    recorder: deps.tracking.recorder,
-    sender: deps.tracking.sender,
+    loader: deps.loader,
+    extract: deps.extract,
+    recorder: deps.recorder,
+    politeWait: createPoliteWait(deps.db, deps.fetcher),
     changed,
-    settings: { demoSiteUrl: deps.config.demoSiteUrl, allowPrivateNetworks: deps.config.scrapeAllowPrivateNetworks, defaultTimeoutMs: deps.config.scrape.timeoutMs },
-    ...(deps.logger ? { logger: deps.logger } : {}),
+    runSignal: (jobId, context) => jobSignal(jobs, jobId, context),
+    settings,
   });
+  const runner = createJobRunner({ db: deps.db, jobs, queue: deps.queue, service, scraper: deps.scraper, crawls, changed, ...(deps.logger ? { logger: deps.logger } : {}) });
   let sweeper: NodeJS.Timeout | undefined;
 
   return {
@@ -85,21 +83,22 @@ export function createJobSystem(deps: JobSystemDeps): JobSystem {
     schedules,
     service,
     events,
-    queue,
-    async start(work) {
-      await queue.start();
-      if (!work) return;
-      await queue.work(runner.handlers, deps.config.jobs.workerConcurrency);
+    async work() {
+      const concurrency = settings.workerConcurrency;
+      await deps.queue.work(JOB_QUEUES.job, { concurrency }, runner.handlers.job);
+      await deps.queue.work(JOB_QUEUES.scheduled, { concurrency: 1 }, runner.handlers.scheduled);
+      // Crawl pages come in thousands: claimed and completed a few at a time, in two batches so that
+      // one slow page does not idle every slot.
+      await deps.queue.work(JOB_QUEUES.page, { concurrency, batchSize: Math.max(1, Math.ceil(concurrency / 2)) }, runner.handlers.page);
       sweeper = setInterval(() => {
         runner.sweep().catch((error: unknown) => deps.logger?.warn({ err: error }, 'job sweep failed; it runs again shortly'));
         // With several processes a dead one's running logs are found here, once past the run deadline.
-        interruptDeadRuns(deps.logs, { singleProcess: false, runDeadlineMs: deps.config.scrape.runDeadlineMs }).catch(() => undefined);
+        interruptDeadRuns(deps.logs, { singleProcess: false, runDeadlineMs: settings.runDeadlineMs }).catch(() => undefined);
       }, SWEEP_MS);
       sweeper.unref();
     },
-    async stop(graceMs) {
+    stop() {
       if (sweeper !== undefined) clearInterval(sweeper);
-      await queue.stop(graceMs);
     },
   };
 }

@@ -1,57 +1,28 @@
 // The main service: products, scraping, scrape logs, external posts, docs. Built from its dependencies.
 import { Type } from 'typebox';
-import type { Config } from '../config.js';
-import type { Database } from '../db/database.js';
-import type { PostsClient } from '../external-posts/posts-client.js';
+import type { Context } from '../context.js';
 import { postsRoutes } from '../external-posts/posts-routes.js';
-import { createBaseApp, type App } from '../http/base-app.js';
-import { createMetrics } from '../http/metrics.js';
 import { guardAccess } from '../http/access-guard.js';
+import { createBaseApp, serverSettings, type App } from '../http/base-app.js';
 import { Check, type CheckResult, collectEndpoints, healthSchema, packageVersion, timedCheck, welcomeRoute } from '../http/meta-routes.js';
+import { createMetrics } from '../http/metrics.js';
 import { jobRoutes } from '../jobs/job-routes.js';
-import type { JobSystem } from '../jobs/job-system.js';
 import { ServiceUnavailable } from '../problems.js';
-import type { Readiness } from './readiness.js';
 import { productRoutes } from '../products/product-routes.js';
-import type { ProductStore } from '../products/product-store.js';
 import { logRoutes } from '../scrape-logs/log-routes.js';
-import type { LogStore } from '../scrape-logs/log-store.js';
-import type { Scraper } from '../scraping/scrape-pipeline.js';
+import type { PageRenderer } from '../scraping/browser/page-renderer.js';
 import { scrapeRoutes } from '../scraping/scrape-routes.js';
-import type { PageRenderer } from '../scraping/types.js';
-import type { JobQueue } from '../jobs/job-queue.js';
 import { trackingRoutes } from '../tracking/tracking-routes.js';
-import type { Tracking } from '../tracking/tracking.js';
 import { webhookRoutes } from '../tracking/webhook-routes.js';
 import { uiRoutes } from '../ui/ui-routes.js';
+import type { Readiness } from '../http/readiness.js';
 
-export interface MainDeps {
-  config: Pick<
-    Config,
-    | 'logLevel'
-    | 'bodyLimitBytes'
-    | 'requestTimeoutMs'
-    | 'corsOrigins'
-    | 'apiKey'
-    | 'apiKeyReads'
-    | 'trustProxy'
-    | 'rateLimitScrapePerMinute'
-    | 'rateLimitWritesPerMinute'
-    | 'scrapeAllowPrivateNetworks'
-  >;
-  db: Database;
-  products: ProductStore;
-  logs: LogStore;
-  scraper: Scraper;
-  renderer: Pick<PageRenderer, 'status'>;
-  posts: PostsClient;
-  jobSystem: Pick<JobSystem, 'jobs' | 'schedules' | 'service' | 'events'>;
-  tracking: Pick<Tracking, 'tracker' | 'recorder' | 'webhooks'>;
-  /** Where redeliveries are queued. */
-  queue: Pick<JobQueue, 'enqueueDeliveries'>;
+/** What the main service's routes need: the process's context (context.ts), and how far its start-up is. */
+export type MainDeps = Pick<Context, 'config' | 'db' | 'logs' | 'products' | 'recorder' | 'tracking' | 'jobs' | 'posts'> & {
+  scraping: Pick<Context['scraping'], 'scraper'> & { renderer: Pick<PageRenderer, 'status'> };
   /** Start-up still waiting for the database or the queue: routes that need them answer 503 meanwhile. */
   readiness?: Readiness;
-}
+};
 
 /** Routes that work before the database does: they say what is happening. */
 const ALWAYS_OPEN = /^\/(?:$|health$|docs|openapi\.json$|metrics$|ui(?:$|\/))/;
@@ -68,8 +39,8 @@ export async function buildMainApp(deps: MainDeps): Promise<App> {
   const metrics = createMetrics('main');
   const app = await createBaseApp({
     metrics,
-    config: deps.config,
-    apiKeyRequired: deps.config.apiKey !== undefined,
+    config: serverSettings(deps.config),
+    apiKeyRequired: deps.config.auth.apiKey !== undefined,
     title: 'Data aggregator: main service',
     description: DESCRIPTION,
     version,
@@ -85,14 +56,15 @@ export async function buildMainApp(deps: MainDeps): Promise<App> {
     ],
   });
   const endpoints = collectEndpoints(app);
+  const { auth } = deps.config;
   await guardAccess(app, {
-    apiKey: deps.config.apiKey,
-    keyForAllReads: deps.config.apiKeyReads,
-    writesPerMinute: deps.config.rateLimitWritesPerMinute,
-    routeLimits: { '/scrape': deps.config.rateLimitScrapePerMinute, '/scrape/explain': deps.config.rateLimitScrapePerMinute },
+    apiKey: auth.apiKey,
+    keyForAllReads: auth.apiKeyReads,
+    writesPerMinute: auth.rateLimitWritesPerMinute,
+    routeLimits: { '/scrape': auth.rateLimitScrapePerMinute, '/scrape/explain': auth.rateLimitScrapePerMinute },
   });
   if ('poolStats' in deps.db) {
-    const db = deps.db as Database & { poolStats(): Record<string, number> };
+    const db = deps.db as MainDeps['db'] & { poolStats(): Record<string, number> };
     metrics.gauge('db_pool_connections', 'PostgreSQL pool connections by state', () => ({ ...db.poolStats() }));
   }
 
@@ -119,7 +91,7 @@ export async function buildMainApp(deps: MainDeps): Promise<App> {
       const [relational, document, browser] = await Promise.all([
         timedCheck(deps.db.backend, () => deps.db.query('SELECT 1')),
         timedCheck(deps.logs.backend, () => deps.logs.ping()),
-        browserCheck(deps.renderer),
+        browserCheck(deps.scraping.renderer),
       ]);
       const jobs: CheckResult = {
         status: readiness === undefined || readiness.ready() ? 'up' : 'unavailable',
@@ -135,11 +107,11 @@ export async function buildMainApp(deps: MainDeps): Promise<App> {
     },
   );
 
-  productRoutes(app, deps.products);
-  trackingRoutes(app, { tracker: deps.tracking.tracker, recorder: deps.tracking.recorder });
-  webhookRoutes(app, { webhooks: deps.tracking.webhooks, queue: deps.queue, allowPrivateNetworks: deps.config.scrapeAllowPrivateNetworks });
-  scrapeRoutes(app, deps.scraper, metrics, deps.jobSystem.service);
-  jobRoutes(app, deps.jobSystem);
+  productRoutes(app, deps.products, deps.recorder);
+  trackingRoutes(app, { tracker: deps.tracking.tracker, live: deps.tracking.live });
+  webhookRoutes(app, { webhooks: deps.tracking.webhooks, deliveries: deps.tracking.deliveries, allowPrivateNetworks: deps.config.scrape.allowPrivateNetworks });
+  scrapeRoutes(app, deps.scraping.scraper, metrics, deps.jobs.service);
+  jobRoutes(app, deps.jobs);
   logRoutes(app, deps.logs);
   postsRoutes(app, deps.posts);
   await uiRoutes(app);

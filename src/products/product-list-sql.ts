@@ -1,7 +1,7 @@
 // How lists of products are read, as SQL: columns, filters, sort orders, search pages, keyset
 // batches and totals. Pure text and parameters; product-store.ts runs them.
 import type { QueryOptions } from '../db/database.js';
-import { canonicalUrl } from '../scraping/url-key.js';
+import { canonicalUrl } from '../url-identity/url-key.js';
 import { Product, type ProductListQuery, type Sort } from './product-schema.js';
 import { likePattern, rankTerms, relevanceRank, searchCondition } from './product-search.js';
 

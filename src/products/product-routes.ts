@@ -29,7 +29,13 @@ async function* withFirst<T>(first: T, rest: AsyncIterable<T> | undefined): Asyn
   if (rest !== undefined) yield* rest;
 }
 
-export function productRoutes(app: App, store: ProductStore): void {
+/** Writes that are more than a row: the use case that also records history and events (recording/product-recorder.ts). */
+export interface ProductWrites {
+  create(input: ProductCreate): Promise<Product>;
+  update(id: number, patch: ProductUpdate): Promise<Product | undefined>;
+}
+
+export function productRoutes(app: App, store: ProductStore, writes: ProductWrites): void {
   app.get(
     '/products',
     {
@@ -115,7 +121,7 @@ export function productRoutes(app: App, store: ProductStore): void {
       },
     },
     async (request, reply) => {
-      const product = await store.create(request.body);
+      const product = await writes.create(request.body);
       return reply.code(201).header('location', `/products/${product.id}`).send(product);
     },
   );
@@ -134,7 +140,7 @@ export function productRoutes(app: App, store: ProductStore): void {
         },
       },
       async (request) => {
-        const product = await store.update(request.params.id, request.body);
+        const product = await writes.update(request.params.id, request.body);
         if (!product) throw notFound(request.params.id);
         return product;
       },

@@ -1,8 +1,6 @@
-// Products in the relational database: the same parameterised SQL for PostgreSQL and PGlite.
-import type { Database, Queryable } from '../db/database.js';
+// Products in the relational database: the same parameterised SQL for PostgreSQL and PGlite. Knows its table and nothing else.
+import type { Database, Queryable } from '../db/queryable.js';
 import { redactUrl } from '../redact.js';
-import type { ChangeRecorder } from '../tracking/change-recorder.js';
-import type { RunRef, Sighting, StoredEvent } from '../tracking/tracking-store.js';
 import {
   AFTER,
   isoTime,
@@ -38,21 +36,41 @@ export interface ScrapedProduct {
   provenance?: Provenance | null;
 }
 
+/** The values whose change is history: what a product shows a buyer. */
+export interface ProductState {
+  price: number | null;
+  currency: string | null;
+  list_price: number | null;
+  availability: string | null;
+}
+
+/** A product a write saw: as it was (null when the write created it) and as it is now. */
+export interface ProductSighting {
+  product_id: number;
+  source_url: string | null;
+  before: (ProductState & { last_seen_at: string | null; last_run: string | null }) | null;
+  seen: ProductState;
+}
+
 export interface UpsertResult {
   products: Product[];
   created: number;
   updated: number;
-  /** Change events the write recorded (empty without tracking). */
-  events: StoredEvent[];
+  /** The products whose state the write changed (or created): what history and events are made of. */
+  sightings: ProductSighting[];
 }
 
-export interface UpsertOptions {
-  /** The caller's transaction; without one the write is its own. */
-  tx?: Queryable;
-  /** The run that saw the items: its history and events name it. */
-  run?: RunRef;
-  /** The run ended successfully with this write: products of its source it did not see missed a run. */
-  complete?: boolean;
+/** The run that saw scraped items: stored on each product (its last run, the source it belongs to). */
+export interface SeenBy {
+  runId: string | null;
+  /** The canonical URL the run started from. */
+  source: string | null;
+}
+
+/** One product INSERT, written as `INSERT ... SELECT ... WHERE condition RETURNING` the product columns. */
+export interface InsertStatement {
+  sql(condition: string): string;
+  params: unknown[];
 }
 
 /** An unpaged list: the first batch, and the later ones (undefined when the first held them all). */
@@ -76,15 +94,19 @@ export interface ProductStore {
   listAll(query: ProductListQuery, batchSize: number): Promise<ProductBatches>;
   /** One product with the provenance of its values. */
   get(id: number): Promise<ProductDetail | undefined>;
-  create(input: ProductCreate): Promise<Product>;
+  /** The INSERT of a new product, for a caller that runs it (in a statement of its own making). */
+  insert(input: ProductCreate): InsertStatement;
+  /** Inserts a new product (in `q`, a transaction, when given). */
+  create(input: ProductCreate, q?: Queryable): Promise<Product>;
   /** Changes only the fields present in `patch`; undefined when the product does not exist. */
-  update(id: number, patch: ProductUpdate): Promise<Product | undefined>;
+  update(id: number, patch: ProductUpdate, q?: Queryable): Promise<Product | undefined>;
+  /** Whether `patch` changes a value whose change is history (price, currency, list price, stock). */
+  changesState(patch: ProductUpdate): boolean;
+  /** Locks a product's row for the rest of `tx` and answers its state and last sighting. */
+  lockState(id: number, tx: Queryable): Promise<ProductSighting['before'] | undefined>;
   delete(id: number): Promise<boolean>;
-  /**
-   * Inserts or updates all items in one statement inside one transaction (the caller's, when given),
-   * with their history and change events in the same transaction.
-   */
-  upsertScraped(items: readonly ScrapedProduct[], options?: UpsertOptions): Promise<UpsertResult>;
+  /** Inserts or updates all items in one statement, in `tx`: a re-run updates what it saw before. */
+  upsertScraped(items: readonly ScrapedProduct[], seenBy: SeenBy, tx: Queryable): Promise<UpsertResult>;
 }
 
 const UPDATABLE = ['title', 'price', 'description', 'currency', 'source_url', 'list_price', 'availability', 'sku', 'gtin', 'brand', 'image_url'] as const;
@@ -94,23 +116,21 @@ const NUMERIC: ReadonlySet<string> = new Set(['price', 'list_price']);
 const URL_FIELDS: ReadonlySet<string> = new Set(['source_url', 'image_url']);
 
 /** The values of a row whose change is history. */
-const snapshotOf = (row: { price: number | null; currency: string | null; list_price: number | null; availability: string | null }) => ({
+export const stateOf = (row: ProductState): ProductState => ({
   price: row.price,
   currency: row.currency,
   list_price: row.list_price,
   availability: row.availability,
 });
 
-const API_RUN: RunRef = { id: null, source: null, kind: 'api' };
-
 /** One product with its provenance. A constant, like insertSql's statements (see there). */
 const GET_SQL = `SELECT ${PRODUCT_COLUMNS}, provenance, ${isoTime('last_seen_at')}, ${isoTime('gone_at')} FROM products WHERE id = $1`;
 
 const inserts = new Map<string, string>();
 /**
- * create's INSERT, written as a SELECT so that the one-statement path can make it conditional. The
- * same text object each time: the driver names prepared statements by their text, and a string
- * built afresh per request is hashed afresh (5 % of a POST's CPU for this 2 KB statement).
+ * A new product's INSERT, written as a SELECT so that a caller can make it conditional. The same
+ * text object each time: the driver names prepared statements by their text, and a string built
+ * afresh per request is hashed afresh (5 % of a POST's CPU for this 2 KB statement).
  */
 function insertSql(condition: string): string {
   let sql = inserts.get(condition);
@@ -124,8 +144,7 @@ function insertSql(condition: string): string {
   return sql;
 }
 
-export function createProductStore(db: Database, options: { recorder?: ChangeRecorder } = {}): ProductStore {
-  const recorder = options.recorder;
+export function createProductStore(db: Database): ProductStore {
   /** Products matching a filter: the running total when there is none, else count(*). */
   const countMatching = async (where: Where): Promise<number> => {
     const sql = where.sql === '' ? `SELECT ${TOTAL_ALL} AS total` : `SELECT count(*)::int AS total FROM products ${where.sql}`;
@@ -203,9 +222,9 @@ export function createProductStore(db: Database, options: { recorder?: ChangeRec
       return rows[0];
     },
 
-    async create(input) {
-      const insert = (condition = 'true') => ({
-        sql: insertSql(condition),
+    insert(input) {
+      return {
+        sql: insertSql,
         params: [
           input.title,
           String(input.price),
@@ -219,28 +238,10 @@ export function createProductStore(db: Database, options: { recorder?: ChangeRec
           input.brand ?? null,
           input.image_url == null ? null : redactUrl(input.image_url),
         ],
-      });
-      const run = (q: Queryable) => {
-        const { sql, params } = insert();
-        return q.query<Product>(sql, params);
       };
-      if (recorder === undefined) return (await run(db))[0]!;
-      // A product made by hand has a history too, from its first price on: in one statement (one
-      // round trip) while no webhook wants product.created, else in a transaction that queues them.
-      const alone = await recorder.createAlone<Product>(db, insert, API_RUN);
-      const { product, events } =
-        alone !== undefined
-          ? { product: alone.row, events: alone.events }
-          : await db.transaction(async (tx) => {
-              const [created] = await run(tx);
-              const sighting: Sighting = { product_id: created!.id, source_url: created!.source_url, before: null, seen: snapshotOf(created!) };
-              return { product: created!, events: await recorder.record([sighting], API_RUN, tx) };
-            });
-      recorder.published(events);
-      return product;
     },
 
-    async update(id, patch) {
+    async update(id, patch, q = db) {
       const sets: string[] = [];
       const params: unknown[] = [id];
       const edited: Record<string, { source: 'api'; locator: string }> = {};
@@ -257,23 +258,24 @@ export function createProductStore(db: Database, options: { recorder?: ChangeRec
       params.push(JSON.stringify(edited));
       const provenance = `provenance = CASE WHEN provenance IS NULL THEN NULL ELSE jsonb_set(provenance, '{fields}', COALESCE(provenance->'fields', '{}'::jsonb) || $${params.length}::jsonb) END`;
       const sql = `UPDATE products SET ${sets.join(', ')}, ${provenance}, updated_at = now() WHERE id = $1 RETURNING ${PRODUCT_COLUMNS}`;
-      const tracked = recorder !== undefined && TRACKED.some((field) => patch[field] !== undefined);
-      if (!tracked) return (await db.query<Product>(sql, params))[0];
-      // A price or stock set through the API is a change of history like any other.
-      const { product, events } = await db.transaction(async (tx) => {
-        const [before] = await tx.query<Product & { last_seen_at: string | null; last_run: string | null }>(
-          `SELECT price::float8 AS price, currency, list_price::float8 AS list_price, availability,
-                  to_char(COALESCE(last_seen_at, updated_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS last_seen_at, last_run
-             FROM products WHERE id = $1 FOR UPDATE`,
-          [id],
-        );
-        const [updated] = await tx.query<Product>(sql, params);
-        if (before === undefined || updated === undefined) return { product: updated, events: [] };
-        const sighting: Sighting = { product_id: id, source_url: updated.source_url, before: { ...snapshotOf(before), last_seen_at: before.last_seen_at, last_run: before.last_run }, seen: snapshotOf(updated) };
-        return { product: updated, events: await recorder!.record([sighting], API_RUN, tx) };
-      });
-      recorder!.published(events);
-      return product;
+      return (await q.query<Product>(sql, params))[0];
+    },
+
+    async create(input, q = db) {
+      const statement = this.insert(input);
+      return (await q.query<Product>(statement.sql('true'), statement.params))[0]!;
+    },
+
+    changesState: (patch) => TRACKED.some((field) => patch[field] !== undefined),
+
+    async lockState(id, tx) {
+      const [before] = await tx.query<NonNullable<ProductSighting['before']>>(
+        `SELECT price::float8 AS price, currency, list_price::float8 AS list_price, availability,
+                to_char(COALESCE(last_seen_at, updated_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS last_seen_at, last_run
+           FROM products WHERE id = $1 FOR UPDATE`,
+        [id],
+      );
+      return before;
     },
 
     async delete(id) {
@@ -281,22 +283,12 @@ export function createProductStore(db: Database, options: { recorder?: ChangeRec
       return rows.length > 0;
     },
 
-    async upsertScraped(items, upsert = {}) {
+    async upsertScraped(items, seenBy, tx) {
       // One key may appear twice in a run (a listing repeating a product); the last sighting wins,
       // since ON CONFLICT cannot touch the same row twice in one statement.
       const unique = [...new Map(items.map((item) => [item.scrape_key, item])).values()];
-      const run = upsert.run;
-      const write = async (tx: Queryable): Promise<UpsertResult> => {
-        const result = unique.length === 0 ? { products: [], created: 0, updated: 0, sightings: [] } : await upsertBatch(tx, unique, run);
-        if (recorder === undefined || run === undefined) return { ...result, events: [] };
-        const events = await recorder.record(result.sightings, run, tx, { complete: upsert.complete === true });
-        return { products: result.products, created: result.created, updated: result.updated, events };
-      };
-      if (unique.length === 0 && (recorder === undefined || upsert.complete !== true)) return { products: [], created: 0, updated: 0, events: [] };
-      if (upsert.tx !== undefined) return write(upsert.tx); // the caller publishes after its commit
-      const result = await db.transaction(write);
-      recorder?.published(result.events);
-      return result;
+      if (unique.length === 0) return { products: [], created: 0, updated: 0, sightings: [] };
+      return upsertBatch(tx, unique, seenBy);
     },
   };
 }
@@ -339,7 +331,7 @@ async function rankedBatches(db: Queryable, where: Where, rank: string, params: 
 /** A changed product's tracked values before the write, and its last sighting: price, currency, list price, availability, time, run. */
 type PriorState = [number | null, string | null, number | null, string | null, string, string | null];
 
-async function upsertBatch(tx: Queryable, items: readonly ScrapedProduct[], run: RunRef | undefined): Promise<Omit<UpsertResult, 'events'> & { sightings: Sighting[] }> {
+async function upsertBatch(tx: Queryable, items: readonly ScrapedProduct[], seenBy: SeenBy): Promise<UpsertResult> {
   // unnest() turns column arrays into rows: one statement (and one prepared plan) for any batch size.
   // What a run saw is the truth for price, stock and sale; identifiers a page stops showing are kept.
   // History needs a changed product as it was: ON CONFLICT updates the newest committed version,
@@ -382,22 +374,22 @@ async function upsertBatch(tx: Queryable, items: readonly ScrapedProduct[], run:
       items.map((i) => i.brand ?? null),
       items.map((i) => i.image_url ?? null),
       items.map((i) => (i.provenance == null ? null : JSON.stringify(i.provenance))),
-      run?.id ?? null,
-      run?.source ?? null,
+      seenBy.runId,
+      seenBy.source,
     ],
   );
   let created = 0;
   const products: Product[] = [];
-  const sightings: Sighting[] = [];
+  const sightings: ProductSighting[] = [];
   for (const row of rows) {
     if (row.inserted) created++;
     products.push(toProduct(row));
     // A product seen as it was needs nothing but the last_seen_at the upsert already moved.
     const prior = row.prior_state;
     if (!row.inserted && prior === null) continue;
-    const before: Sighting['before'] =
+    const before: ProductSighting['before'] =
       prior === null ? null : { price: prior[0], currency: prior[1], list_price: prior[2], availability: prior[3], last_seen_at: prior[4], last_run: prior[5] };
-    sightings.push({ product_id: row.id, source_url: row.source_url, before, seen: snapshotOf(row) });
+    sightings.push({ product_id: row.id, source_url: row.source_url, before, seen: stateOf(row) });
   }
   return { products, created, updated: products.length - created, sightings };
 }

@@ -4,7 +4,8 @@ import type { App } from '../http/base-app.js';
 import { Problem, problemResponses } from '../http/schemas.js';
 import type { Metrics } from '../http/metrics.js';
 import { toProblem } from '../problems.js';
-import { scrapeMode, type Scraper } from './scrape-pipeline.js';
+import { scrapeMode } from './scrape-request.js';
+import type { Scraper } from './scrape-run.js';
 import { ScrapeExplanation, ScrapeRequest, ScrapeResult } from './scrape-schema.js';
 
 /** A failed explain: the problem, plus what was decided before the failure (guard verdict, redirects, robots.txt). */

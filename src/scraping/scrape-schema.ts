@@ -2,7 +2,7 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { Nullable } from '../http/schemas.js';
 import { Product } from '../products/product-schema.js';
-import type { TargetVerdict } from './egress/address-guard.js';
+import type { TargetVerdict } from '../egress/address-guard.js';
 import type { ExtractedArticle, ExtractedItem, PageExplanation } from './extract/types.js';
 
 const Css = Type.String({ minLength: 1, maxLength: 500 });

@@ -2,7 +2,7 @@
 import { gunzipSync } from 'node:zlib';
 import { XMLParser } from 'fast-xml-parser';
 import { UpstreamFailed } from '../problems.js';
-import type { PageFetcher } from './types.js';
+import type { PageFetcher } from '../egress/page-fetcher.js';
 
 const SITEMAP_TYPES = ['application/xml', 'text/xml', 'application/gzip', 'application/x-gzip', 'application/octet-stream', 'text/plain'];
 /** Sitemaps read per crawl at most (an index may name thousands). */
@@ -30,7 +30,7 @@ export interface SitemapOptions {
  * Page URLs from the sitemaps of `startUrl`'s origin. Never throws for a missing or broken
  * sitemap: a crawl simply starts from its URL alone; each failure is reported in `sitemaps`.
  */
-export async function readSitemaps(startUrl: string, fetcher: PageFetcher, options: SitemapOptions): Promise<SitemapResult> {
+export async function readSitemaps(startUrl: string, fetcher: Pick<PageFetcher, 'robots' | 'fetchResource'>, options: SitemapOptions): Promise<SitemapResult> {
   const origin = new URL(startUrl).origin;
   const listed = await fetcher.robots(startUrl, { trusted: options.trusted }).then(
     (robots) => robots.sitemaps,

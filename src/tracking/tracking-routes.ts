@@ -7,14 +7,14 @@ import { problemResponses } from '../http/schemas.js';
 import { sendEvents, type ServerEvent } from '../http/sse.js';
 import { NotFound } from '../problems.js';
 import { ProductId } from '../products/product-schema.js';
-import { canonicalUrl } from '../scraping/url-key.js';
-import type { ChangeRecorder } from './change-recorder.js';
+import { canonicalUrl } from '../url-identity/url-key.js';
+import type { LiveEvents } from './live-events.js';
 import { Event, EVENT_CSV_COLUMNS, EventListQuery, EventStreamQuery, History, HISTORY_CSV_COLUMNS, HistoryQuery } from './tracking-schema.js';
 import type { EventQuery, StoredEvent, Tracker } from './tracking-store.js';
 
 export interface TrackingRoutesDeps {
   tracker: Tracker;
-  recorder: Pick<ChangeRecorder, 'onPublished'>;
+  live: Pick<LiveEvents, 'onPublished'>;
   /** How often live streams look for events other processes wrote. */
   pollMs?: number;
 }
@@ -38,7 +38,7 @@ function eventFilter(query: { type?: string; product_id?: number; source?: strin
  * `pollMs` for writes of other processes (workers), found by one shared look at the newest id, made
  * only while some stream listens.
  */
-function eventTail(tracker: Tracker, recorder: Pick<ChangeRecorder, 'onPublished'>, pollMs: number) {
+function eventTail(tracker: Tracker, live: Pick<LiveEvents, 'onPublished'>, pollMs: number) {
   const emitter = new EventEmitter();
   emitter.setMaxListeners(0);
   let newest = -1;
@@ -54,7 +54,7 @@ function eventTail(tracker: Tracker, recorder: Pick<ChangeRecorder, 'onPublished
       // The database is away for a moment; the next look tries again.
     }
   };
-  recorder.onPublished(() => emitter.emit('more'));
+  live.onPublished(() => emitter.emit('more'));
   return {
     /** Resolves at the next sign of new events, or when `signal` aborts. */
     async next(signal: AbortSignal): Promise<void> {
@@ -76,7 +76,7 @@ function eventTail(tracker: Tracker, recorder: Pick<ChangeRecorder, 'onPublished
 
 export function trackingRoutes(app: App, deps: TrackingRoutesDeps): void {
   const { tracker } = deps;
-  const tail = eventTail(tracker, deps.recorder, deps.pollMs ?? 500);
+  const tail = eventTail(tracker, deps.live, deps.pollMs ?? 500);
 
   app.get(
     '/products/:id/history',

@@ -4,16 +4,16 @@ import { Type } from 'typebox';
 import type { App } from '../http/base-app.js';
 import { pageLinks } from '../http/paging.js';
 import { problemResponses } from '../http/schemas.js';
-import type { JobQueue } from '../jobs/job-queue.js';
 import { HttpProblem, NotFound } from '../problems.js';
-import { assertPublicUrl } from '../scraping/egress/address-guard.js';
-import { canonicalUrl } from '../scraping/url-key.js';
+import { assertPublicUrl } from '../egress/address-guard.js';
+import { canonicalUrl } from '../url-identity/url-key.js';
 import { Delivery, DeliveryPath, PageQuery, Redelivery, Webhook, WebhookCreate, WebhookDeleted, WebhookId, WebhookPatch, WebhookWithSecret } from './tracking-schema.js';
+import type { WebhookDeliveries } from './webhook-deliveries.js';
 import type { WebhookFilter, WebhookStore } from './webhook-store.js';
 
 export interface WebhookRoutesDeps {
   webhooks: WebhookStore;
-  queue: Pick<JobQueue, 'enqueueDeliveries'>;
+  deliveries: Pick<WebhookDeliveries, 'redeliver'>;
   /** Webhook targets pass the scrape URLs' address guard (SCRAPE_ALLOW_PRIVATE_NETWORKS). */
   allowPrivateNetworks: boolean;
 }
@@ -180,7 +180,7 @@ export function webhookRoutes(app: App, deps: WebhookRoutesDeps): void {
       const delivery = await webhooks.delivery(id, deliveryId);
       if (delivery === undefined) throw new NotFound(`Webhook ${id} has no delivery ${deliveryId}.`);
       if (!webhook.enabled) throw new WebhookDisabled(id);
-      await deps.queue.enqueueDeliveries([{ webhook_id: id, event_id: delivery.event_id, attempt: 1 }]);
+      await deps.deliveries.redeliver(id, delivery.event_id);
       return reply.code(202).send({ webhook_id: id, event_id: delivery.event_id, queued: true as const });
     },
   );

@@ -4,15 +4,15 @@ import { Webhook as Signer } from 'standardwebhooks';
 import { request, type Dispatcher } from 'undici';
 import type { Database } from '../db/database.js';
 import { basicAuthorization, redactUrlsIn, withoutCredentials } from '../redact.js';
-import type { JobQueue, QueuedDelivery } from '../jobs/job-queue.js';
-import { assertAllowedUrl, createGuardedAgent } from '../scraping/egress/address-guard.js';
+import type { QueuedDelivery, WebhookDeliveries } from './webhook-deliveries.js';
+import { assertAllowedUrl, createGuardedAgent } from '../egress/address-guard.js';
 import type { StoredEvent } from './tracking-store.js';
 import type { WebhookStore } from './webhook-store.js';
 
 export interface WebhookSenderDeps {
   db: Database;
   webhooks: WebhookStore;
-  queue: Pick<JobQueue, 'enqueueDeliveries'>;
+  deliveries: Pick<WebhookDeliveries, 'retry'>;
   /** Delays before each retry after the first, immediate attempt (config: WEBHOOK_RETRY_DELAYS_MS). */
   retryDelaysMs: readonly number[];
   /** Webhook targets pass the same address guard as scrape URLs. */
@@ -108,7 +108,7 @@ export function createWebhookSender(deps: WebhookSenderDeps): WebhookSender {
       });
       if (!failed) return;
       if (nextDelay !== undefined) {
-        await deps.queue.enqueueDeliveries([{ ...delivery, attempt: delivery.attempt + 1 }], { delayMs: nextDelay });
+        await deps.deliveries.retry(delivery, nextDelay);
         return;
       }
       const reason = `Event ${event.id} (${event.type}) could not be delivered in ${delivery.attempt} attempts; the last one: ${outcome.error}.`;

@@ -7,14 +7,14 @@ import { describe, test } from 'node:test';
 import pg from 'pg';
 import { createPgliteDatabase } from '../../src/db/database.js';
 import { migrate, MIGRATION_LOCK } from '../../src/db/migrate.js';
-import { migrations } from '../../src/db/migrations.js';
+import { migrations } from '../../src/db/migrations/index.js';
 import { warnIfNoPostgres } from '../helpers.js';
 import { TSX } from '../process-helpers.js';
 import { until } from '../wait.js';
 
 warnIfNoPostgres();
 const url = process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL;
-const INIT = fileURLToPath(new URL('../../src/db/init.ts', import.meta.url));
+const INIT = fileURLToPath(new URL('../../src/tools/db-init.ts', import.meta.url));
 
 /** `npm run db:init` as a child process; resolves with its exit code and what it printed. */
 function runInit(env: Record<string, string>): Promise<{ code: number | null; output: string }> {

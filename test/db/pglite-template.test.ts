@@ -7,12 +7,13 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createPgliteDatabase, pgliteSharedBuffersMb, pgliteWasmTierUp } from '../../src/db/database.js';
 import { migrate } from '../../src/db/migrate.js';
-import { migrations } from '../../src/db/migrations.js';
+import { migrations } from '../../src/db/migrations/index.js';
 import { ensureTemplate, seedDataDir, templateKey } from '../../src/db/pglite-template.js';
+import { TEMPLATE_MAKER } from '../../src/context.js';
 
 const root = mkdtempSync(join(tmpdir(), 'pglite-template-'));
 const cacheDir = join(root, 'cache');
-const spec = { cacheDir, queueSchema: 'pgboss' };
+const spec = { cacheDir, queueSchema: 'pgboss', maker: TEMPLATE_MAKER };
 let template = '';
 
 /** Every file under `dir` with a hash of its content, to see whether anything in it changed. */
@@ -123,7 +124,7 @@ describe('the embedded database template', () => {
     writeFileSync(blocked, ''); // a file where the cache directory would go
     const dir = dataDir('no-cache');
     mkdirSync(dir);
-    assert.equal(await seedDataDir(dir, { cacheDir: join(blocked, 'cache'), queueSchema: 'pgboss' }), 'initdb');
+    assert.equal(await seedDataDir(dir, { cacheDir: join(blocked, 'cache'), queueSchema: 'pgboss', maker: TEMPLATE_MAKER }), 'initdb');
     const db = await createPgliteDatabase(dir, { template: false });
     try {
       assert.equal((await db.query('SELECT 1 FROM schema_migrations')).length, migrations.length);

@@ -7,7 +7,7 @@ import { buildAuxApp } from '../../src/auxiliary/app.js';
 import { createMainClient } from '../../src/auxiliary/main-client.js';
 import type { Database } from '../../src/db/database.js';
 import type { App } from '../../src/http/base-app.js';
-import { assertAllowedUrl } from '../../src/scraping/egress/address-guard.js';
+import { assertAllowedUrl } from '../../src/egress/address-guard.js';
 import { extract } from '../../src/scraping/extract/index.js';
 import { parsePrice } from '../../src/scraping/price.js';
 import { backends, mainAppOn } from '../helpers.js';

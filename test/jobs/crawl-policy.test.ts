@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { crawlPolicy } from '../../src/jobs/crawl-policy.js';
-import { canonicalUrl, urlKey } from '../../src/scraping/url-key.js';
+import { canonicalUrl, urlKey } from '../../src/url-identity/url-key.js';
 
 describe('canonicalUrl: one page written several ways is one URL', () => {
   const CASES: ReadonlyArray<readonly [string, string | null]> = [

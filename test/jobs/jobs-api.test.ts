@@ -2,7 +2,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { App } from '../../src/http/base-app.js';
+import { JOB_QUEUES } from '../../src/jobs/job-queues.js';
 import type { JobSystem } from '../../src/jobs/job-system.js';
+import type { Queue } from '../../src/queue/queue.js';
 import { catalogueBooks } from '../fixtures/books-catalogue.js';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site.js';
 import { assertProblem, backends, mainServiceOn, warnIfNoPostgres } from '../helpers.js';
@@ -32,6 +34,7 @@ for (const backend of backends()) {
     let slow: FixtureSite;
     let app: App;
     let system: JobSystem;
+    let queue: Queue;
     const closers: Array<() => Promise<void>> = [];
 
     before(async () => {
@@ -46,7 +49,8 @@ for (const backend of backends()) {
         { work: true, queueTiming: TIMING },
       );
       app = service.app;
-      system = service.jobSystem;
+      system = service.context.jobs;
+      queue = service.context.queue;
     });
     after(async () => {
       for (const close of closers) await close();
@@ -148,7 +152,7 @@ for (const backend of backends()) {
       // Stopped means: no queue entry of the crawl can run any more, and nothing is on the wire.
       const unfetched = await until('every queued page of the crawl to be over, and none in flight', async () => {
         const pending = await system.jobs.pendingPageIds(id);
-        const states = await system.queue.pageStates(pending);
+        const states = await queue.states(JOB_QUEUES.page, pending);
         const over = [...states.values()].every((state) => state === 'cancelled' || state === 'completed' || state === 'failed');
         return over && slow.inFlight().length === 0 ? pending : false;
       });

@@ -186,7 +186,7 @@ describe('workers: several processes on one PostgreSQL', { skip }, () => {
     first.child.kill('SIGTERM');
     const { code } = await first.exited;
     assert.equal(code, 0, first.output());
-    assert.match(first.output(), /worker stopped/);
+    assert.match(first.output(), /worker service stopped/);
     assert.equal(site.bytesSent.get('/pages/opengraph.html'), undefined, 'it stopped while the page was still unanswered');
     const handedBack = (await (await fetch(`${api.base}/jobs/${queued.body.id}`)).json()) as JobBody;
     assert.notEqual(handedBack.status, 'succeeded');

@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Database } from '../../src/db/database.js';
 import { migrate } from '../../src/db/migrate.js';
-import { migrations } from '../../src/db/migrations.js';
+import { migrations } from '../../src/db/migrations/index.js';
 import { Product } from '../../src/products/product-schema.js';
 import { likePattern, searchCondition } from '../../src/products/product-search.js';
-import { createProductStore, type ProductStore } from '../../src/products/product-store.js';
+import { createProductStore, type ProductStore, type ScrapedProduct, type UpsertResult } from '../../src/products/product-store.js';
 import { backends, warnIfNoPostgres } from '../helpers.js';
 import { until } from '../wait.js';
 
@@ -16,9 +16,11 @@ for (const backend of backends()) {
   describe(`product store on ${backend.name}`, () => {
     let db: Database;
     let store: ProductStore;
+    let upsert: (items: ScrapedProduct[]) => Promise<UpsertResult>;
     before(async () => {
       db = await backend.open();
       store = createProductStore(db);
+      upsert = (items) => db.transaction((tx) => store.upsertScraped(items, { runId: null, source: null }, tx));
     });
     after(async () => {
       await db.close();
@@ -80,7 +82,7 @@ for (const backend of backends()) {
     test('list filters, sorts, pages and counts', async () => {
       const src = 'https://shop.example/list';
       for (const [title, price] of [['Gamma lamp', 30], ['delta LAMP', 10], ['Epsilon chair', 20]] as const) {
-        await store.upsertScraped([{ scrape_key: `${src}#${title}`, title, price, currency: 'USD', description: null, source_url: src }]);
+        await upsert([{ scrape_key: `${src}#${title}`, title, price, currency: 'USD', description: null, source_url: src }]);
       }
       const bySource = await store.list({ source_url: src, sort: 'price' });
       assert.deepEqual(bySource.items.map((i) => i.price), [10, 20, 30]);
@@ -107,19 +109,19 @@ for (const backend of backends()) {
         description: null,
         source_url: `https://books.example/b${n}`,
       }));
-      const first = await store.upsertScraped(items);
+      const first = await upsert(items);
       assert.deepEqual([first.created, first.updated, first.products.length], [3, 0, 3]);
-      const second = await store.upsertScraped([...items.map((i) => ({ ...i, price: 9.5 })), items[0]!]);
+      const second = await upsert([...items.map((i) => ({ ...i, price: 9.5 })), items[0]!]);
       assert.deepEqual([second.created, second.updated], [0, 3], 'a key seen twice in one batch counts once');
       assert.deepEqual(second.products.map((p) => p.id).sort(), first.products.map((p) => p.id).sort());
       assert.equal((await store.get(first.products[1]!.id))?.price, 9.5);
-      assert.deepEqual(await store.upsertScraped([]), { products: [], created: 0, updated: 0, events: [] });
+      assert.deepEqual(await upsert([]), { products: [], created: 0, updated: 0, sightings: [] });
     });
 
     test('a failing batch stores nothing (one transaction)', async () => {
       const before = (await store.list({})).total;
       await assert.rejects(
-        store.upsertScraped([
+        upsert([
           { scrape_key: 'ok-1', title: 'fine', price: 1, currency: null, description: null, source_url: null },
           { scrape_key: 'bad-1', title: 'negative', price: -1, currency: null, description: null, source_url: null },
         ]),
@@ -145,10 +147,10 @@ for (const backend of backends()) {
       // Concurrent writers (several connections on PostgreSQL).
       await Promise.all([
         ...Array.from({ length: 12 }, (_, n) => store.create({ title: `Counted ${n}`, price: n })),
-        store.upsertScraped([1, 2, 3, 4].map(scraped)),
+        upsert([1, 2, 3, 4].map(scraped)),
       ]);
       await agree('concurrent creates and an upsert');
-      await store.upsertScraped([3, 4, 5, 6].map(scraped));
+      await upsert([3, 4, 5, 6].map(scraped));
       await agree('an upsert that created two and updated two');
       const victims = await store.list({ q: 'Counted', limit: 5 });
       await Promise.all(victims.items.map((p) => store.delete(p.id)));
@@ -166,7 +168,7 @@ for (const backend of backends()) {
 
     test('listAll walks every sort by keyset in batches, with filters and offset', async () => {
       // Ties on price and title, NULL prices, and more rows than a batch: every keyset branch is used.
-      await store.upsertScraped(
+      await upsert(
         Array.from({ length: 23 }, (_, n) => ({
           scrape_key: `walk-${n}`,
           title: `Walk ${n % 5}`,
@@ -197,7 +199,7 @@ for (const backend of backends()) {
 
     test('listJson is the same page as list, as JSON text in the schema\'s key order, for every sort, filter, search and page', async () => {
       const awkward = ['Quote " and backslash \\ tab\t', 'Line\nbreak and \u0001 control', 'Emoji 😀 and é', '</script> angle <b>'];
-      await store.upsertScraped(
+      await upsert(
         [0, 0.1, 19.99, 1234567.89, 1e15, 0.0000001, 5, null].map((price, n) => ({
           scrape_key: `json-${n}`,
           title: `Json ${awkward[n % awkward.length]} ${n}`,

@@ -5,7 +5,7 @@ import net from 'node:net';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { BlockedTarget, UpstreamFailed } from '../../src/problems.js';
-import { assertAllowedUrl, assertPublicUrl, createGuardedLookup, isBlockedAddress } from '../../src/scraping/egress/address-guard.js';
+import { assertAllowedUrl, assertPublicUrl, createGuardedLookup, isBlockedAddress } from '../../src/egress/address-guard.js';
 
 /** [URL, why it must be refused]. None of these is ever contacted: the check is pure. */
 const REFUSED: Array<[string, string]> = [

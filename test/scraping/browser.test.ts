@@ -1,12 +1,12 @@
 // The headless-browser renderer against a local site: scripts run, requests are guarded, failures map to problems.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/config.js';
 import { BadRequest, BlockedTarget, HttpProblem, RunCancelled, ServiceUnavailable, UpstreamFailed, UpstreamTimeout } from '../../src/problems.js';
-import { createGuardedLookup } from '../../src/scraping/egress/address-guard.js';
+import { createGuardedLookup } from '../../src/egress/address-guard.js';
 import { createBrowserRenderer, findChromium, type BrowserRenderer } from '../../src/scraping/browser/index.js';
-import { createSafeFetcher } from '../../src/scraping/egress/safe-fetch.js';
-import type { PageFetcher } from '../../src/scraping/types.js';
+import { createSafeFetcher } from '../../src/egress/safe-fetch.js';
+import type { PageFetcher } from '../../src/egress/page-fetcher.js';
 import { executablePath, freePort, noChromium, html, isProblem, send, startSite, USER_AGENT, whileFrozen, type Site } from './browser-site.js';
 import { until } from '../wait.js';
 

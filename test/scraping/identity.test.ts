@@ -4,7 +4,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { App } from '../../src/http/base-app.js';
-import { productKey } from '../../src/scraping/url-key.js';
+import { productKey } from '../../src/url-identity/url-key.js';
 import { backends, mainAppOn, warnIfNoPostgres } from '../helpers.js';
 
 warnIfNoPostgres();

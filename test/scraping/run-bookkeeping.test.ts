@@ -6,13 +6,14 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { Database } from '../../src/db/database.js';
 import type { App } from '../../src/http/base-app.js';
-import { prepareStores } from '../../src/main/stores.js';
-import { crawl } from '../../src/scraping/crawl.js';
+import { loadConfig } from '../../src/config/config.js';
+import { createContext } from '../../src/context.js';
 import { createJsonbLogStore } from '../../src/scrape-logs/jsonb-log-store.js';
 import type { LogStore } from '../../src/scrape-logs/log-store.js';
-import { createProductStore } from '../../src/products/product-store.js';
-import { createScraper } from '../../src/scraping/scrape-pipeline.js';
-import type { PageFetcher, PageRenderer } from '../../src/scraping/types.js';
+import { extractInline } from '../../src/scraping/extract/pool.js';
+import { followPagination } from '../../src/scraping/follow-pagination.js';
+import type { LoadPage } from '../../src/scraping/page-loader.js';
+import { pageReader } from '../../src/scraping/process-page.js';
 import { backends, mainAppOn, warnIfNoPostgres } from '../helpers.js';
 import { until } from '../wait.js';
 
@@ -28,7 +29,7 @@ test('numbered pages requested ahead are stopped as soon as the pagination ends 
   // Page 2 names no next page, so pages 3..10, already requested, are not needed.
   const aborted = new Set<string>();
   const finished = new Set<string>();
-  const load = (url: string, signal: AbortSignal) =>
+  const load: LoadPage = (url, { signal }) =>
     new Promise<{ url: string; html: string; status: number; contentType: string }>((resolve, reject) => {
       const n = Number(/page-(\d+)/.exec(url)?.[1] ?? 1);
       const timer = setTimeout(() => {
@@ -41,7 +42,7 @@ test('numbered pages requested ahead are stopped as soon as the pagination ends 
         reject(signal.reason);
       });
     });
-  const result = await crawl('https://shop.example/catalogue/page-1.html', 10, load);
+  const result = await followPagination('https://shop.example/catalogue/page-1.html', 10, pageReader(load, extractInline, {}));
   assert.equal(result.pages.length, 2);
   assert.equal(result.complete, true);
   const unneeded = Array.from({ length: 8 }, (_, i) => `https://shop.example/catalogue/page-${i + 3}.html`);
@@ -114,21 +115,9 @@ for (const backend of backends()) {
 
     test('a log that cannot be finished after the products committed: the run still answers success, saying so', async () => {
       const logs = failingFinish(createJsonbLogStore(db));
-      const scraper = createScraper({
-        fetcher: {
-          fetchPage: async (url: string) => ({ url, html: listing(1, null), status: 200, contentType: 'text/html' }),
-        } as unknown as PageFetcher,
-        renderer: {} as PageRenderer,
-        products: createProductStore(db),
-        logs,
-        demoSiteUrl: `${origin}/`,
-        allowPrivateNetworks: true,
-        defaultTimeoutMs: 5_000,
-        maxConcurrent: 1,
-        maxQueued: 1,
-        runDeadlineMs: 10_000,
-      });
-      const result = await scraper.scrape({ url: `${origin}/committed` });
+      const context = await createContext(loadConfig({ SCRAPE_ALLOW_PRIVATE_NETWORKS: 'true', LOG_LEVEL: 'silent' }), { db, logs });
+      closers.unshift(() => context.close());
+      const result = await context.scraping.scraper.scrape({ url: `${origin}/committed` });
       assert.equal(result.count, 1);
       assert.match(result.warning ?? '', /products were stored, but the run's log could not be finished/);
       assert.ok((await db.query('SELECT 1 FROM products WHERE title = $1', ['Lamp 1'])).length > 0);
@@ -144,14 +133,22 @@ for (const backend of backends()) {
       await logs.insert({ ...base, id: dead, started_at: old });
       await logs.insert({ ...base, id: live, started_at: recent });
       // Several processes share PostgreSQL: only a run older than the deadline (and a grace) counts as dead.
-      const { interrupted } = await prepareStores({ db: { ...db, backend: 'postgresql' }, logs }, { runDeadlineMs: 300_000 });
+      const prepare = async (backend: Database['backend']) => {
+        const context = await createContext(loadConfig({ LOG_LEVEL: 'silent' }), { db: { ...db, backend }, logs });
+        try {
+          return await context.prepare();
+        } finally {
+          await context.close();
+        }
+      };
+      const { interrupted } = await prepare('postgresql');
       assert.ok(interrupted >= 1);
       const ended = (await logs.get(dead))!;
       assert.equal(ended.status, 'failed');
       assert.equal(ended.error?.type, 'urn:data-aggregator:problem:interrupted');
       assert.equal((await logs.get(live))!.status, 'running');
       // One process per database (the embedded one): every running log at start is a dead run's.
-      const single = await prepareStores({ db: { ...db, backend: 'pglite' }, logs }, { runDeadlineMs: 300_000 });
+      const single = await prepare('pglite');
       assert.ok(single.interrupted >= 1);
       assert.equal((await logs.get(live))!.status, 'failed');
     });

@@ -5,10 +5,10 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test, type TestContext } from 'node:test';
 import { BlockedTarget, UpstreamFailed, UpstreamTimeout } from '../../src/problems.js';
-import { isBlockedAddress } from '../../src/scraping/egress/address-guard.js';
-import { createHostLimiter } from '../../src/scraping/egress/host-limiter.js';
-import { createSafeFetcher, type SafeFetcherOptions, type SafeFetchSettings } from '../../src/scraping/egress/safe-fetch.js';
-import type { FetchTrace, PageFetcher } from '../../src/scraping/types.js';
+import { isBlockedAddress } from '../../src/egress/address-guard.js';
+import { createHostLimiter } from '../../src/egress/host-limiter.js';
+import { createSafeFetcher, type SafeFetcherOptions, type SafeFetchSettings } from '../../src/egress/safe-fetch.js';
+import type { FetchTrace, PageFetcher } from '../../src/egress/page-fetcher.js';
 import { startFixtureSite, type FixtureSite, type FixtureSiteOptions } from '../fixtures/site.js';
 import { until } from '../wait.js';
 
@@ -19,7 +19,6 @@ const SETTINGS: SafeFetchSettings = {
   userAgent: 'DataAggregatorTestBot/1.0 (+https://example.invalid/bot)',
   obeyRobots: true,
   hostConcurrency: 4,
-  globalConcurrency: 4,
   allowPrivateNetworks: true,
 };
 

@@ -1,10 +1,10 @@
 // Sitemaps over real HTTP: an index, a plain sitemap and a gzipped one; a missing or broken sitemap is reported, not fatal.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { loadConfig } from '../../src/config.js';
-import { createSafeFetcher } from '../../src/scraping/egress/safe-fetch.js';
+import { loadConfig } from '../../src/config/config.js';
+import { createSafeFetcher } from '../../src/egress/safe-fetch.js';
 import { readSitemaps } from '../../src/scraping/sitemap.js';
-import type { PageFetcher } from '../../src/scraping/types.js';
+import type { PageFetcher } from '../../src/egress/page-fetcher.js';
 import { catalogueBooks } from '../fixtures/books-catalogue.js';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site.js';
 

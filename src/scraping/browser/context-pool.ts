@@ -2,8 +2,8 @@
 import type { LookupFunction } from 'node:net';
 import type { BrowserContext } from 'playwright-core';
 import { ServiceUnavailable } from '../../problems.js';
-import { startGuardProxy } from '../egress/guard-proxy.js';
-import { createHostLimiter } from '../egress/host-limiter.js';
+import { startGuardProxy } from '../../egress/guard-proxy.js';
+import { createHostLimiter } from '../../egress/host-limiter.js';
 import { closedError, type Launcher, type RunningBrowser } from './launcher.js';
 import { instrumentPage, type PageHandle } from './page-driver.js';
 import { abortReason, settlesWithin } from './support.js';

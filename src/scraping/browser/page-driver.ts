@@ -1,8 +1,8 @@
 // One page of a render: its request hooks and size watch, then navigate, wait for the content the caller wants, and read it.
 import type { BrowserContext, Page, Response, Route } from 'playwright-core';
 import { BadRequest, BlockedTarget, HttpProblem, UpstreamFailed, UpstreamTimeout } from '../../problems.js';
-import type { GuardProxy } from '../egress/guard-proxy.js';
-import type { FetchedPage } from '../types.js';
+import type { GuardProxy } from '../../egress/guard-proxy.js';
+import type { FetchedPage } from '../../egress/page-fetcher.js';
 import type { RequestGuard } from './request-guard.js';
 import { firstLine, isNavigationRace, isPlaywrightTimeout } from './support.js';
 

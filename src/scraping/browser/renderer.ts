@@ -1,7 +1,8 @@
 // Headless Chromium as a PageRenderer: one lazily started browser, a fresh context per render, every request guarded.
 import type { LookupFunction } from 'node:net';
 import { HttpProblem, ServiceUnavailable, UpstreamFailed, UpstreamTimeout } from '../../problems.js';
-import type { FetchedPage, PageRenderer, RenderOptions } from '../types.js';
+import type { FetchedPage } from '../../egress/page-fetcher.js';
+import type { PageRenderer, RenderOptions } from './page-renderer.js';
 import { createContextPool } from './context-pool.js';
 import { closedError, createLauncher, type BrowserLogger, type Confinement, type RunningBrowser } from './launcher.js';
 import { drivePage, notAllowed } from './page-driver.js';

@@ -1,6 +1,6 @@
 // Small helpers the browser's parts share: waiting with a limit, aborts, and the shape of Playwright's errors.
 import { UpstreamFailed } from '../../problems.js';
-import { raceAbort } from '../abort.js';
+import { raceAbort } from '../../egress/abort.js';
 
 /** True when `promise` settled within `ms`; never rejects. */
 export async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {

@@ -1,6 +1,5 @@
 // Extraction off the event loop: big pages are parsed and extracted in worker threads (piscina), so a
 // 5 MiB page never stalls the requests the service is answering meanwhile.
-import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { extract, type ExtractOptions } from './index.js';
@@ -24,11 +23,6 @@ export interface ExtractionPool {
  * less than handing it to a thread and back.
  */
 export const INLINE_BELOW_CHARS = 64 * 1024;
-
-/** The default thread count: the cores there are, at most 4 (parsing is what they do). */
-export function defaultExtractThreads(): number {
-  return Math.min(4, Math.max(1, availableParallelism()));
-}
 
 /** The worker module next to this one: TypeScript under tsx (tests, development), JavaScript from dist/. */
 const WORKER = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? './extract-worker.ts' : './extract-worker.js', import.meta.url));

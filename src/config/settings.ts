@@ -1,0 +1,153 @@
+// Every environment variable the services read: its group, default and meaning. The source of docs/configuration.md and .env.example.
+
+export type SettingGroup = 'http' | 'auth' | 'database' | 'scrape' | 'browser' | 'jobs' | 'tracking' | 'posts' | 'auxiliary' | 'logging';
+
+export interface Setting {
+  name: string;
+  group: SettingGroup;
+  /** One of the settings people change; the rest are tuning, best left at their defaults. */
+  everyday: boolean;
+  /** The default as documented (a value, or a phrase: "unset", "auto-detect"). */
+  default: string;
+  meaning: string;
+}
+
+export const GROUPS: Record<SettingGroup, string> = {
+  http: 'HTTP: where the services listen and what a request may be',
+  auth: 'Access: API key, CORS and rate limits',
+  database: 'Databases: PostgreSQL or the embedded PGlite, and the scrape log store',
+  scrape: 'Scraping: targets, timeouts, limits and politeness',
+  browser: 'Headless browser (dynamic mode)',
+  jobs: 'Jobs and workers',
+  tracking: 'Price history, events and webhooks',
+  posts: 'The external placeholder posts API',
+  auxiliary: 'The auxiliary service',
+  logging: 'Logging',
+};
+
+export const SETTINGS: readonly Setting[] = [
+  { name: 'HOST', group: 'http', everyday: true, default: '127.0.0.1', meaning: 'listen address of both services' },
+  { name: 'PORT', group: 'http', everyday: true, default: '8000', meaning: 'main service port' },
+  { name: 'REQUEST_TIMEOUT_MS', group: 'http', everyday: false, default: '120000', meaning: 'longest a client may take to send a request' },
+  { name: 'BODY_LIMIT_BYTES', group: 'http', everyday: false, default: '1048576', meaning: 'largest request body (413 beyond)' },
+  {
+    name: 'TRUST_PROXY',
+    group: 'http',
+    everyday: false,
+    default: 'false',
+    meaning: 'whose `X-Forwarded-For` names the client (for rate limits and logs): `true`, a hop count, or comma-separated addresses/CIDRs of your proxies',
+  },
+
+  {
+    name: 'API_KEY',
+    group: 'auth',
+    everyday: true,
+    default: 'unset',
+    meaning:
+      'when set, every write needs `Authorization: Bearer <key>` or `X-API-Key: <key>` (401 otherwise), and so do the operational reads (scrape logs, metrics, jobs, schedules, webhooks); product reads stay open (see `API_KEY_READS`)',
+  },
+  { name: 'API_KEY_READS', group: 'auth', everyday: false, default: 'false', meaning: 'with `API_KEY`: `true` makes every read need the key too, except `/`, `/health`, the docs and the dashboard\'s files' },
+  { name: 'CORS_ORIGINS', group: 'auth', everyday: false, default: 'unset', meaning: 'comma-separated origins allowed by CORS, or `*`; unset: no CORS headers' },
+  {
+    name: 'RATE_LIMIT_SCRAPE_PER_MINUTE',
+    group: 'auth',
+    everyday: false,
+    default: '0 (off)',
+    meaning: '`POST /scrape` and `POST /scrape/explain` requests per minute per client (429 beyond); off by default, so the owner\'s own scripts never meet a 429',
+  },
+  { name: 'RATE_LIMIT_WRITES_PER_MINUTE', group: 'auth', everyday: false, default: '0 (off)', meaning: 'each other write route, per minute per client; off by default' },
+
+  { name: 'DATABASE_URL', group: 'database', everyday: true, default: 'unset', meaning: '`postgres://…`: use that PostgreSQL server. Unset: embedded PostgreSQL (PGlite) in `DATA_DIR`' },
+  { name: 'DATA_DIR', group: 'database', everyday: true, default: './data', meaning: 'embedded database files (locked: one process at a time)' },
+  {
+    name: 'MONGODB_URL',
+    group: 'database',
+    everyday: true,
+    default: 'unset',
+    meaning:
+      '`mongodb://…` or `mongodb+srv://…` (several hosts and replica sets too, read by the driver\'s own parser): scrape logs go to MongoDB. Unset: a JSONB table of the relational database',
+  },
+  {
+    name: 'PGLITE_SHARED_BUFFERS_MB',
+    group: 'database',
+    everyday: false,
+    default: 'auto',
+    meaning: 'PGlite\'s buffer pool in MB (8-1024); `auto`: a quarter of the data directory\'s relation files at start, from 8 to 256',
+  },
+  {
+    name: 'PGLITE_WASM_TIER_UP',
+    group: 'database',
+    everyday: false,
+    default: 'auto',
+    meaning:
+      '`true`: V8 may compile PGlite\'s hot WebAssembly with its optimizing compiler; `false`: baseline compiler only; `auto`: optimizing only for a store of 256 MB of relation files or more',
+  },
+
+  { name: 'DEMO_SITE_URL', group: 'scrape', everyday: true, default: 'https://books.toscrape.com/', meaning: 'the practice book-listing site of the demo scraper (trusted: operator-configured)' },
+  {
+    name: 'SCRAPE_ALLOW_PRIVATE_NETWORKS',
+    group: 'scrape',
+    everyday: true,
+    default: 'false',
+    meaning: '`true` lets user-supplied scrape, crawl and webhook URLs reach loopback/private addresses (tests, local fixtures)',
+  },
+  { name: 'SCRAPE_OBEY_ROBOTS', group: 'scrape', everyday: true, default: 'true', meaning: 'obey robots.txt for user-supplied URLs' },
+  { name: 'SCRAPE_TIMEOUT_MS', group: 'scrape', everyday: false, default: '15000', meaning: 'per-page scrape timeout (`timeout_ms` in a request overrides it)' },
+  { name: 'SCRAPE_RUN_DEADLINE_MS', group: 'scrape', everyday: false, default: '300000', meaning: 'the longest one scrape run may take, all its pages together (504 past it)' },
+  { name: 'SCRAPE_MAX_BODY_BYTES', group: 'scrape', everyday: false, default: '5242880', meaning: 'largest page accepted (5 MiB)' },
+  { name: 'SCRAPE_USER_AGENT', group: 'scrape', everyday: false, default: 'DataAggregatorBot/0.1 (+https://github.com/data-aggregator)', meaning: 'User-Agent of the scraper' },
+  { name: 'SCRAPE_HOST_CONCURRENCY', group: 'scrape', everyday: false, default: '8', meaning: 'concurrent page fetches per host' },
+  {
+    name: 'SCRAPE_CONCURRENCY',
+    group: 'scrape',
+    everyday: false,
+    default: '4',
+    meaning: 'scrapes run at once (4x as many may wait; beyond that 503 with `Retry-After`), and browser pages rendered at once',
+  },
+  {
+    name: 'EXTRACT_THREADS',
+    group: 'scrape',
+    everyday: false,
+    default: 'cores, at most 4',
+    meaning: 'worker threads that parse and extract pages of 64 KB and more off the event loop; `0` extracts every page inline',
+  },
+
+  {
+    name: 'CHROMIUM_PATH',
+    group: 'browser',
+    everyday: true,
+    default: 'auto-detect',
+    meaning: 'headless browser for dynamic mode (`/usr/bin/chromium`, `chromium-browser`, `google-chrome`, then `PATH`)',
+  },
+
+  { name: 'WORKERS', group: 'jobs', everyday: true, default: '1', meaning: '`0`: the main service serves the API only and runs no jobs (run `npm run start:worker` processes instead)' },
+  { name: 'WORKER_CONCURRENCY', group: 'jobs', everyday: false, default: '8', meaning: 'jobs and crawl pages one worker process works on at once' },
+  { name: 'JOBS_SCHEMA', group: 'jobs', everyday: false, default: 'pgboss', meaning: 'PostgreSQL schema of the job queue\'s own tables' },
+
+  {
+    name: 'GONE_AFTER_RUNS',
+    group: 'tracking',
+    everyday: false,
+    default: '3',
+    meaning: 'a product that this many successful runs of its source in a row did not see is gone (one `product.gone` event); failed runs do not count',
+  },
+  {
+    name: 'WEBHOOK_RETRY_DELAYS_MS',
+    group: 'tracking',
+    everyday: false,
+    default: '5000,300000,1800000,7200000,18000000,36000000,36000000',
+    meaning:
+      'comma-separated delays (ms) before each retry of a failed webhook delivery, after the immediate first attempt; the default is the Standard Webhooks schedule (about a day); after the last the webhook is disabled',
+  },
+  { name: 'WEBHOOK_TIMEOUT_MS', group: 'tracking', everyday: false, default: '10000', meaning: 'how long one delivery waits for the receiver\'s answer' },
+
+  { name: 'EXTERNAL_POSTS_URL', group: 'posts', everyday: false, default: 'https://jsonplaceholder.typicode.com/posts', meaning: 'the placeholder posts API (trusted: operator-configured)' },
+  { name: 'EXTERNAL_POSTS_TIMEOUT_MS', group: 'posts', everyday: false, default: '10000', meaning: 'timeout of a posts upstream request' },
+  { name: 'EXTERNAL_POSTS_CACHE_TTL_MS', group: 'posts', everyday: false, default: '60000', meaning: 'how long a posts answer is served from memory' },
+
+  { name: 'AUX_PORT', group: 'auxiliary', everyday: true, default: '5000', meaning: 'auxiliary service port' },
+  { name: 'MAIN_SERVICE_URL', group: 'auxiliary', everyday: true, default: 'http://127.0.0.1:$PORT', meaning: 'where the auxiliary service finds the main one' },
+  { name: 'PROXY_TIMEOUT_MS', group: 'auxiliary', everyday: false, default: '10000', meaning: 'timeout of a request from the auxiliary service to the main one' },
+
+  { name: 'LOG_LEVEL', group: 'logging', everyday: true, default: 'info', meaning: 'pino level (`fatal`, `error`, `warn`, `info`, `debug`, `trace`, `silent`)' },
+];

@@ -1,0 +1,14 @@
+// The versioned schema, in order. Append only: a released migration is never edited, a new one is added.
+import type { Migration } from '../migration.js';
+import { migration as m001 } from './001-products.js';
+import { migration as m002 } from './002-scrape-logs.js';
+import { migration as m003 } from './003-product-count-shards.js';
+import { migration as m004 } from './004-product-details.js';
+import { migration as m005 } from './005-jobs.js';
+import { migration as m006 } from './006-tracking.js';
+import { migration as m007 } from './007-product-search.js';
+import { migration as m008 } from './008-private-urls-and-canonical-keys.js';
+import { migration as m009 } from './009-event-feed-by-transaction.js';
+import { migration as m010 } from './010-search-lowered-title.js';
+
+export const migrations: readonly Migration[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009, m010];

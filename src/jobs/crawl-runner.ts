@@ -1,0 +1,211 @@
+// A whole-site crawl as bookkeeping around the page pipeline: seed the frontier, then each queued page is loaded, processed and stored with its links.
+import { randomUUID } from 'node:crypto';
+import type { Database } from '../db/queryable.js';
+import { assertAllowedUrl } from '../egress/address-guard.js';
+import type { PageFetcher } from '../egress/page-fetcher.js';
+import { RunCancelled, toProblem, type HttpProblem } from '../problems.js';
+import type { Queue, WorkContext } from '../queue/queue.js';
+import type { ProductRecorder } from '../recording/product-recorder.js';
+import type { LogStore } from '../scrape-logs/log-store.js';
+import type { PageExtractor } from '../scraping/extract/pool.js';
+import type { Selectors } from '../scraping/extract/types.js';
+import type { PageLoader } from '../scraping/page-loader.js';
+import { processPage } from '../scraping/process-page.js';
+import { readSitemaps } from '../scraping/sitemap.js';
+import { storePages } from '../scraping/store-page.js';
+import type { RunRef } from '../tracking/tracking-store.js';
+import { canonicalUrl, urlKey } from '../url-identity/url-key.js';
+import { crawlPolicy } from './crawl-policy.js';
+import { writeCrawlLog } from './crawl-log.js';
+import type { PoliteWait } from './host-politeness.js';
+import { JOB_QUEUES, type QueuedPage } from './job-queues.js';
+import type { Job, JobRequest } from './job-schema.js';
+import { FINAL_STATUSES, type FrontierEntry, type JobStore } from './job-store.js';
+
+export interface CrawlRunnerDeps {
+  db: Database;
+  jobs: JobStore;
+  logs: LogStore;
+  queue: Pick<Queue, 'enqueue'>;
+  fetcher: Pick<PageFetcher, 'fetchResource' | 'robots'>;
+  loader: PageLoader;
+  extract: PageExtractor;
+  recorder: Pick<ProductRecorder, 'recordScraped' | 'finishRun' | 'published'>;
+  politeWait: PoliteWait;
+  /** Tells in-process listeners (live progress streams) that a job changed. */
+  changed: (jobId: string) => void;
+  /** A signal for one delivery of one job: aborted with RunCancelled when the job was cancelled. */
+  runSignal: (jobId: string, context: WorkContext) => AbortSignal & Disposable;
+  settings: { allowPrivateNetworks: boolean; defaultTimeoutMs: number };
+}
+
+export interface CrawlRunner {
+  /** A crawl job's first delivery: the start URL and its sitemap's pages become the frontier. */
+  seed(job: Job, context: WorkContext): Promise<void>;
+  /** One frontier page. */
+  page(page: QueuedPage, context: WorkContext): Promise<void>;
+  /** Ends a crawl whose frontier has nothing pending: its log, its status, what its source no longer lists. */
+  finishIfDone(jobId: string): Promise<void>;
+}
+
+export function createCrawlRunner(deps: CrawlRunnerDeps): CrawlRunner {
+  const { jobs } = deps;
+
+  const enqueuePages = (jobId: string, entries: readonly FrontierEntry[], tx: Parameters<JobStore['lock']>[1]) =>
+    deps.queue.enqueue<QueuedPage>(JOB_QUEUES.page, entries.map((e) => ({ id: e.id, data: { id: e.id, job_id: jobId, url: e.url, depth: e.depth } })), { tx });
+
+  const finishIfDone = async (jobId: string): Promise<void> => {
+    if ((await jobs.pendingCount(jobId)) > 0) return;
+    const job = await jobs.get(jobId);
+    if (job === undefined || FINAL_STATUSES.has(job.status)) return;
+    const status = job.progress.pages_done > 0 ? 'succeeded' : 'failed';
+    const pages = await jobs.pages(jobId);
+    const firstError = pages.find((p) => p.status === 'failed')?.error as Job['error'] | undefined;
+    // The log first, under the job's own id: a second finisher's write is refused, not doubled.
+    await writeCrawlLog(deps.logs, job, pages, status, status === 'failed' ? (firstError ?? null) : null);
+    const events = await deps.db.transaction(async (tx) => {
+      const ended = await jobs.finish(jobId, status, status === 'failed' ? (firstError ?? null) : null, tx);
+      await jobs.addLog(jobId, jobId, tx);
+      // Only a crawl that ended well says what its source no longer lists; a failed one counts for nothing.
+      return ended !== undefined && status === 'succeeded' ? deps.recorder.finishRun(crawlRun(job), tx) : [];
+    });
+    deps.recorder.published(events);
+    deps.changed(jobId);
+  };
+
+  /**
+   * A crawl's job as its pages need it (request, source): read once per process and second, not per
+   * page. Whether it was cancelled meanwhile is checked under the job row's lock before anything is stored.
+   */
+  const crawlJobs = new Map<string, { job: Job; request: JobRequest; until: number }>();
+  const crawlJob = async (jobId: string): Promise<{ job: Job; request: JobRequest } | undefined> => {
+    const cached = crawlJobs.get(jobId);
+    if (cached !== undefined && cached.until > Date.now()) return cached;
+    const [job, request] = await Promise.all([jobs.get(jobId), jobs.runRequest(jobId)]);
+    if (crawlJobs.size > 100) crawlJobs.clear();
+    if (job === undefined) return undefined;
+    const entry = { job, request: request ?? job.request, until: Date.now() + 1000 };
+    crawlJobs.set(jobId, entry);
+    return entry;
+  };
+
+  return {
+    finishIfDone,
+
+    async seed(job, context) {
+      const started = await jobs.start(job.id);
+      if (started === undefined) return;
+      deps.changed(job.id);
+      const request = (await jobs.runRequest(job.id)) ?? job.request;
+      const trusted = request.url === undefined;
+      const sourceUrl = request.url ?? job.source_url;
+      const policy = crawlPolicy(sourceUrl, request.crawl ?? {});
+      try {
+        if (!trusted) assertAllowedUrl(sourceUrl, deps.settings.allowPrivateNetworks);
+      } catch (error) {
+        const problem = errorOf(toProblem(error));
+        await writeCrawlLog(deps.logs, job, [], 'failed', problem);
+        await deps.db.transaction(async (tx) => {
+          await jobs.finish(job.id, 'failed', problem, tx);
+          await jobs.addLog(job.id, job.id, tx);
+        });
+        deps.changed(job.id);
+        return;
+      }
+      using signal = deps.runSignal(job.id, context);
+      const sitemap = policy.useSitemap
+        ? await readSitemaps(sourceUrl, deps.fetcher, { trusted, timeoutMs: request.timeout_ms ?? deps.settings.defaultTimeoutMs, signal, limit: policy.maxPages })
+        : { urls: [] };
+      const candidates = [{ url: sourceUrl, depth: 0 }, ...sitemap.urls.filter((url) => policy.accepts(url)).map((url) => ({ url, depth: 1 }))];
+      const entries = frontierEntries(candidates).slice(0, policy.maxPages);
+      await deps.db.transaction(async (tx) => {
+        const locked = await jobs.lock(job.id, tx);
+        if (locked === undefined || FINAL_STATUSES.has(locked.status)) return;
+        const added = await jobs.addToFrontier(job.id, entries, tx);
+        await enqueuePages(job.id, added, tx);
+        await jobs.addProgress(job.id, { pagesDiscovered: added.length }, tx);
+      });
+      deps.changed(job.id);
+    },
+
+    async page(page, context) {
+      const started = performance.now();
+      const elapsed = () => Math.round((performance.now() - started) * 100) / 100;
+      const running = await crawlJob(page.job_id);
+      if (running === undefined || FINAL_STATUSES.has(running.job.status)) return;
+      const { job, request } = running;
+      const policy = crawlPolicy(request.url ?? job.source_url, request.crawl ?? {});
+      using signal = deps.runSignal(job.id, context);
+      try {
+        await deps.politeWait(page.url, request.url === undefined, signal);
+        const loaded = await deps.loader.forRequest(request)(page.url, { signal });
+        signal.throwIfAborted();
+        const followLinks = policy.followLinks && page.depth < policy.maxDepth;
+        const processed = await processPage(loaded, deps.extract, {
+          ...(request.selectors ? { selectors: request.selectors as Selectors } : {}),
+          links: followLinks,
+        });
+        const linked = followLinks ? (processed.links ?? []).filter((url) => policy.accepts(url)).map((url) => ({ url, depth: page.depth + 1 })) : [];
+        const discovered = frontierEntries(linked);
+        const raw = processed.items.map((item) => ({ ...item, page_url: processed.url }));
+        let pending: number | undefined;
+        const written = await deps.db.transaction(async (tx) => {
+          // The job row's lock orders this page against a cancel and against the crawl's other pages.
+          const locked = await jobs.lock(job.id, tx);
+          if (locked === undefined || FINAL_STATUSES.has(locked.status)) return [];
+          const settled = await jobs.settlePage(page.id, { status: 'done', pageType: processed.page_type, products: processed.items.length, items: raw, durationMs: elapsed() }, tx);
+          if (!settled) return [];
+          const stored = await storePages(deps.recorder, [processed], crawlRun(job), tx);
+          // Every frontier row is counted in pages_discovered, so the locked row says how much room is left.
+          const room = Math.max(0, policy.maxPages - locked.progress.pages_discovered);
+          const added = room === 0 ? [] : await jobs.addToFrontier(job.id, discovered.slice(0, room), tx);
+          await enqueuePages(job.id, added, tx);
+          ({ pending } = await jobs.addProgress(
+            job.id,
+            { pagesDone: 1, pagesDiscovered: added.length, productsFound: processed.items.length, created: stored.created, updated: stored.updated },
+            tx,
+          ));
+          return stored.events;
+        });
+        deps.recorder.published(written);
+        if (pending !== undefined) deps.changed(job.id);
+        if (pending === 0) await finishIfDone(job.id);
+      } catch (error) {
+        const problem = toProblem(error);
+        if (problem instanceof RunCancelled) return;
+        if ((problem.retryable || signal.aborted) && context.retryCount < context.retryLimit) throw error;
+        await deps.db.transaction(async (tx) => {
+          const locked = await jobs.lock(job.id, tx);
+          if (locked === undefined || FINAL_STATUSES.has(locked.status)) return;
+          if (await jobs.settlePage(page.id, { status: 'failed', error: { ...errorOf(problem), url: page.url }, durationMs: elapsed() }, tx)) {
+            await jobs.addProgress(job.id, { pagesFailed: 1 }, tx);
+          }
+        });
+        deps.changed(job.id);
+        await finishIfDone(job.id);
+      }
+    },
+  };
+}
+
+/** A crawl as a run of its source: the job is the run, its start URL the source. */
+export function crawlRun(job: Job): RunRef {
+  return { id: job.id, source: canonicalUrl(job.source_url) ?? job.source_url, kind: 'scrape' };
+}
+
+/** Each URL once, by its canonical key; ids are the queue messages' ids too. */
+function frontierEntries(candidates: ReadonlyArray<{ url: string; depth: number }>): FrontierEntry[] {
+  const seen = new Set<string>();
+  const entries: FrontierEntry[] = [];
+  for (const { url, depth } of candidates) {
+    const key = urlKey(url);
+    if (key === null || seen.has(key)) continue;
+    seen.add(key);
+    entries.push({ id: randomUUID(), url_key: key, url, depth });
+  }
+  return entries;
+}
+
+export function errorOf(problem: HttpProblem): NonNullable<Job['error']> {
+  return { type: problem.type, status: problem.status, detail: problem.message };
+}

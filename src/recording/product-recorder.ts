@@ -1,0 +1,115 @@
+// The write path of products, top to bottom: the product store, then history and change detection, then the events, then their webhook deliveries.
+import type { Database, Queryable } from '../db/queryable.js';
+import type { Product, ProductCreate, ProductUpdate } from '../products/product-schema.js';
+import { stateOf, type ProductSighting, type ProductStore, type ScrapedProduct } from '../products/product-store.js';
+import type { LiveEvents } from '../tracking/live-events.js';
+import type { RunRef, StoredEvent, Tracker } from '../tracking/tracking-store.js';
+import type { WebhookDeliveries } from '../tracking/webhook-deliveries.js';
+
+export interface RecordedProducts {
+  products: Product[];
+  created: number;
+  updated: number;
+  /** The events the write appended: publish them (`published`) once the transaction has committed. */
+  events: StoredEvent[];
+}
+
+export interface ProductRecorder {
+  /**
+   * In `tx` (the caller's: a run's or a crawl page's): stores what `run` saw, the history and events
+   * the changes make, and a webhook delivery per listening webhook. With `complete` the run read its
+   * source to the end, so the source's products it did not see have missed a run.
+   */
+  recordScraped(items: readonly ScrapedProduct[], run: RunRef, tx: Queryable, options?: { complete?: boolean }): Promise<RecordedProducts>;
+  /** In `tx`: a run that ended well without writing products; its source's unseen products missed it. */
+  finishRun(run: RunRef, tx: Queryable): Promise<StoredEvent[]>;
+  /** A product made through the API: its first state and product.created event with it. */
+  create(input: ProductCreate): Promise<Product>;
+  /** A change through the API; a changed price or stock is history and an event like any other. */
+  update(id: number, patch: ProductUpdate): Promise<Product | undefined>;
+  /** After commit: live streams of this process look at once. */
+  published(events: readonly StoredEvent[]): void;
+}
+
+export interface ProductRecorderDeps {
+  db: Database;
+  products: ProductStore;
+  tracker: Tracker;
+  deliveries: Pick<WebhookDeliveries, 'fanOut' | 'noneListening'>;
+  live: Pick<LiveEvents, 'published'>;
+}
+
+const API_RUN: RunRef = { id: null, source: null, kind: 'api' };
+
+export function createProductRecorder(deps: ProductRecorderDeps): ProductRecorder {
+  const { db, products, tracker, deliveries } = deps;
+  /** createAlone's whole statement, by the text of the INSERT it wraps (the driver names prepared statements by their text). */
+  const aloneStatements = new Map<string, string>();
+
+  /** History, change detection and events of what a write saw, then their deliveries: all in `tx`. */
+  const record = async (sightings: readonly ProductSighting[], run: RunRef, tx: Queryable, complete = false): Promise<StoredEvent[]> => {
+    // Every row lock first (observations, then the missed products), the events last.
+    const pending = await tracker.observe(sightings, run, tx);
+    if (complete) pending.push(...(await tracker.missed(run, tx)));
+    if (pending.length === 0) return [];
+    const events = await tracker.append(pending, tx);
+    await deliveries.fanOut(events, tx);
+    return events;
+  };
+
+  /**
+   * A new product, its first state and its product.created event in one statement (one round trip,
+   * its own transaction), when no webhook listens to product.created: no delivery to queue. Undefined
+   * when one does (nothing is written then).
+   */
+  const createAlone = async (input: ProductCreate): Promise<{ product: Product; events: StoredEvent[] } | undefined> => {
+    const insert = products.insert(input);
+    const followUp = tracker.createdFollowUp(API_RUN, insert.params.length);
+    const inner = insert.sql(deliveries.noneListening(`ARRAY['product.created']`));
+    let sql = aloneStatements.get(inner);
+    if (sql === undefined) {
+      sql = `WITH created AS (${inner}), ${followUp.ctes}
+       SELECT created.*, (SELECT row_to_json(created_event) FROM created_event) AS created_event FROM created`;
+      aloneStatements.set(inner, sql);
+    }
+    const [row] = await db.query<Product & { created_event: StoredEvent }>(sql, [...insert.params, ...followUp.params]);
+    if (row === undefined) return undefined;
+    const { created_event: event, ...product } = row;
+    return { product, events: [event] };
+  };
+
+  return {
+    async recordScraped(items, run, tx, options = {}) {
+      const stored = await products.upsertScraped(items, { runId: run.id, source: run.source }, tx);
+      const events = await record(stored.sightings, run, tx, options.complete === true);
+      return { products: stored.products, created: stored.created, updated: stored.updated, events };
+    },
+
+    finishRun: (run, tx) => record([], run, tx, true),
+
+    async create(input) {
+      const { product, events } =
+        (await createAlone(input)) ??
+        (await db.transaction(async (tx) => {
+          const created = await products.create(input, tx);
+          return { product: created, events: await record([{ product_id: created.id, source_url: created.source_url, before: null, seen: stateOf(created) }], API_RUN, tx) };
+        }));
+      deps.live.published(events);
+      return product;
+    },
+
+    async update(id, patch) {
+      if (!products.changesState(patch)) return products.update(id, patch);
+      const { product, events } = await db.transaction(async (tx) => {
+        const before = await products.lockState(id, tx);
+        const updated = await products.update(id, patch, tx);
+        if (before === undefined || before === null || updated === undefined) return { product: updated, events: [] };
+        return { product: updated, events: await record([{ product_id: id, source_url: updated.source_url, before, seen: stateOf(updated) }], API_RUN, tx) };
+      });
+      deps.live.published(events);
+      return product;
+    },
+
+    published: (events) => deps.live.published(events),
+  };
+}

@@ -1,0 +1,24 @@
+// One loaded page through extraction: what it is, its items and articles, its next page and links.
+import { raceAbort } from '../egress/abort.js';
+import type { FetchedPage } from '../egress/page-fetcher.js';
+import type { ExtractOptions } from './extract/index.js';
+import type { PageExtractor } from './extract/pool.js';
+import type { ExtractionResult } from './extract/types.js';
+import type { LoadPage } from './page-loader.js';
+
+/** A page as the pipeline knows it once processed: where it ended up, and what extraction found there. */
+export interface ProcessedPage extends ExtractionResult {
+  url: string;
+}
+
+/** Reads one page: load, then process. */
+export type ReadPage = (url: string, signal: AbortSignal) => Promise<ProcessedPage>;
+
+export async function processPage(loaded: FetchedPage, extract: PageExtractor, options: ExtractOptions): Promise<ProcessedPage> {
+  return { url: loaded.url, ...(await extract(loaded.html, loaded.url, options)) };
+}
+
+/** Load and process, as one step; a loader that ignores the signal still does not outlive an abort. */
+export function pageReader(load: LoadPage, extract: PageExtractor, options: ExtractOptions): ReadPage {
+  return async (url, signal) => processPage(await raceAbort(load(url, { signal }), signal), extract, options);
+}
