@@ -66,11 +66,7 @@ function json(res: ServerResponse, status: number, body: unknown): void {
 
 const databaseUrl = process.env.CEILING_DATABASE_URL;
 const pgliteDir = process.env.CEILING_PGLITE_DIR;
-const db = databaseUrl !== undefined
-  ? await openPg(databaseUrl)
-  : pgliteDir !== undefined
-    ? await openPglite(pgliteDir, Number(process.env.CEILING_SEED_ROWS ?? 1000))
-    : undefined;
+const db = databaseUrl !== undefined ? await openPg(databaseUrl) : pgliteDir !== undefined ? await openPglite(pgliteDir, Number(process.env.CEILING_SEED_ROWS ?? 1000)) : undefined;
 
 async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = req.url ?? '/';

@@ -38,14 +38,19 @@ interface JobAnswer {
 
 async function startWorkers(count: number, databaseUrl: string, concurrency: number): Promise<Child[]> {
   const workers = Array.from({ length: count }, (_, i) =>
-    startChild(`worker ${i + 1}`, ['dist/worker/server.js'], {
-      DATABASE_URL: databaseUrl,
-      WORKER_CONCURRENCY: String(concurrency),
-      // Info for the one "worker ready" line; a worker logs nothing per page.
-      LOG_LEVEL: SERVICE_LOG_LEVEL === 'warn' ? 'info' : SERVICE_LOG_LEVEL,
-      SCRAPE_ALLOW_PRIVATE_NETWORKS: 'true',
-      MONGODB_URL: '',
-    }, ROOT),
+    startChild(
+      `worker ${i + 1}`,
+      ['dist/worker/server.js'],
+      {
+        DATABASE_URL: databaseUrl,
+        WORKER_CONCURRENCY: String(concurrency),
+        // Info for the one "worker ready" line; a worker logs nothing per page.
+        LOG_LEVEL: SERVICE_LOG_LEVEL === 'warn' ? 'info' : SERVICE_LOG_LEVEL,
+        SCRAPE_ALLOW_PRIVATE_NETWORKS: 'true',
+        MONGODB_URL: '',
+      },
+      ROOT,
+    ),
   );
   const deadline = Date.now() + 60_000;
   while (!workers.every((w) => w.output().includes('"worker ready"'))) {
@@ -116,7 +121,10 @@ export async function measureQueueCost(databaseUrl: string, count: number, concu
     });
     const pages = Array.from({ length: count }, () => ({ id: randomUUID(), job_id: randomUUID(), url: 'http://127.0.0.1/', depth: 1 }));
     const started = performance.now();
-    await queue.enqueue<QueuedPage>(JOB_QUEUES.page, pages.map((data) => ({ id: data.id, data })));
+    await queue.enqueue<QueuedPage>(
+      JOB_QUEUES.page,
+      pages.map((data) => ({ id: data.id, data })),
+    );
     await all;
     const ms = performance.now() - started;
     return { jobs: count, concurrency, ms, msPerJob: ms / count };

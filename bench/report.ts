@@ -19,9 +19,7 @@ export function num(value: number | undefined, digits = 1): string {
 
 /** Columns are right-aligned except the first; a row that is a single string is a sub-heading. */
 export function table(header: string[], rows: Array<string[] | string>): string {
-  const widths = header.map((h, i) =>
-    Math.max([...h].length, ...rows.filter((r): r is string[] => Array.isArray(r)).map((r) => [...(r[i] ?? '')].length)),
-  );
+  const widths = header.map((h, i) => Math.max([...h].length, ...rows.filter((r): r is string[] => Array.isArray(r)).map((r) => [...(r[i] ?? '')].length)));
   const pad = (cells: string[]) =>
     cells
       .map((cell, i) => {

@@ -50,7 +50,10 @@ type Part = (typeof PARTS)[number];
 function settings() {
   const duration = Number(process.env.BENCH_DURATION_S ?? 10);
   if (!(duration > 0)) throw new Error(`BENCH_DURATION_S must be a positive number, got "${process.env.BENCH_DURATION_S}"`);
-  const only = (process.env.BENCH_ONLY ?? PARTS.join(',')).split(',').map((p) => p.trim()).filter(Boolean);
+  const only = (process.env.BENCH_ONLY ?? PARTS.join(','))
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
   const unknown = only.filter((p) => !(PARTS as readonly string[]).includes(p));
   if (unknown.length > 0) throw new Error(`BENCH_ONLY: unknown part(s) ${unknown.join(', ')}; choose from ${PARTS.join(', ')}`);
   const rowList = (value: string) => value.split(',').map(Number);
@@ -246,14 +249,7 @@ function productSpecs(base: string, rows: number): Array<{ endpoint: string; spe
   ];
 }
 
-async function compare(
-  backend: HttpRow['backend'],
-  endpoint: string,
-  judged: boolean,
-  ceiling: LoadSpec,
-  ours: LoadSpec,
-  options: LoadOptions,
-): Promise<HttpRow> {
+async function compare(backend: HttpRow['backend'], endpoint: string, judged: boolean, ceiling: LoadSpec, ours: LoadSpec, options: LoadOptions): Promise<HttpRow> {
   log(`  ${backend} ${endpoint}: warm-up, then ceiling and ours in alternating slices`);
   const [c, o] = await measurePair(ceiling, ours, options);
   return { backend, endpoint, ours: o, ceiling: c, ratio: o.requestsPerSecond / c.requestsPerSecond, judged };
@@ -330,31 +326,76 @@ function judge(results: Results): void {
     // At 50 connections on 2 shared cores the tail is mostly queueing, which an absolute bound would
     // judge the machine by: ours is held to the bare ceiling's p99 in the same run instead.
     const tail = p99Ratio(row);
-    t.push({ section: 'http', name: `${row.endpoint} p99 vs ceiling (${num(row.ours.p99Ms, 2)} / ${num(row.ceiling.p99Ms, 2)} ms)`, value: tail, unit: 'x', target: `<= ${TARGET.p99Ratio}`, pass: tail <= TARGET.p99Ratio });
+    t.push({
+      section: 'http',
+      name: `${row.endpoint} p99 vs ceiling (${num(row.ours.p99Ms, 2)} / ${num(row.ceiling.p99Ms, 2)} ms)`,
+      value: tail,
+      unit: 'x',
+      target: `<= ${TARGET.p99Ratio}`,
+      pass: tail <= TARGET.p99Ratio,
+    });
     const failures = row.ours.errors + row.ours.non2xx;
     t.push({ section: 'http', name: `${row.endpoint} errors + non-2xx`, value: failures, unit: '', target: '= 0', pass: failures === 0 });
   }
   const ft = results.flaskText;
   if (ft !== undefined && 'ours' in ft) {
     const ratio = ft.ours.requestsPerSecond / ft.flask.requestsPerSecond;
-    t.push({ section: 'http', name: `POST /process/text (${results.settings.textBytes / 1024} KB) req/s vs the Flask stand-in of the original`, value: ratio, unit: 'x', target: `>= ${TARGET.flaskTextRatio}`, pass: ratio >= TARGET.flaskTextRatio });
+    t.push({
+      section: 'http',
+      name: `POST /process/text (${results.settings.textBytes / 1024} KB) req/s vs the Flask stand-in of the original`,
+      value: ratio,
+      unit: 'x',
+      target: `>= ${TARGET.flaskTextRatio}`,
+      pass: ratio >= TARGET.flaskTextRatio,
+    });
   }
   const [fast, slow] = results.scrape.crawls;
-  if (fast) t.push({ section: 'scrape', name: 'crawl 1000 books, median', value: fast.medianMs, unit: 'ms', target: `<= ${TARGET.crawlMs} ms`, pass: fast.medianMs <= TARGET.crawlMs });
-  if (slow) t.push({ section: 'scrape', name: `crawl 1000 books, ${results.settings.slowPageLatencyMs} ms/page, median`, value: slow.medianMs, unit: 'ms', target: `<= ${TARGET.slowCrawlMs} ms`, pass: slow.medianMs <= TARGET.slowCrawlMs });
+  if (fast)
+    t.push({ section: 'scrape', name: 'crawl 1000 books, median', value: fast.medianMs, unit: 'ms', target: `<= ${TARGET.crawlMs} ms`, pass: fast.medianMs <= TARGET.crawlMs });
+  if (slow)
+    t.push({
+      section: 'scrape',
+      name: `crawl 1000 books, ${results.settings.slowPageLatencyMs} ms/page, median`,
+      value: slow.medianMs,
+      unit: 'ms',
+      target: `<= ${TARGET.slowCrawlMs} ms`,
+      pass: slow.medianMs <= TARGET.slowCrawlMs,
+    });
   const dyn = results.scrape.dynamic;
-  if (dyn) t.push({ section: 'scrape', name: 'warm dynamic scrape, median', value: dyn.warmMedianMs, unit: 'ms', target: `< ${TARGET.warmDynamicMs} ms`, pass: dyn.warmMedianMs < TARGET.warmDynamicMs });
+  if (dyn)
+    t.push({
+      section: 'scrape',
+      name: 'warm dynamic scrape, median',
+      value: dyn.warmMedianMs,
+      unit: 'ms',
+      target: `< ${TARGET.warmDynamicMs} ms`,
+      pass: dyn.warmMedianMs < TARGET.warmDynamicMs,
+    });
   const m = results.memory;
   // The first dynamic scrape loads playwright-core (~45 MB, once, lazily so that services that never
   // render do not pay it) and starts Chromium: a one-time cost, shown beside the table. Growth is
   // judged from there on, where contexts left open would show.
   if (m.afterColdDynamic && m.afterDynamic) {
     const growth = m.afterDynamic.serviceMb - m.afterColdDynamic.serviceMb;
-    t.push({ section: 'memory', name: `service RSS growth, after 1st -> after ${results.settings.dynamicScrapes}th dynamic scrape`, value: growth, unit: 'MB', target: `< ${TARGET.dynamicGrowthMb} MB`, pass: growth < TARGET.dynamicGrowthMb });
+    t.push({
+      section: 'memory',
+      name: `service RSS growth, after 1st -> after ${results.settings.dynamicScrapes}th dynamic scrape`,
+      value: growth,
+      unit: 'MB',
+      target: `< ${TARGET.dynamicGrowthMb} MB`,
+      pass: growth < TARGET.dynamicGrowthMb,
+    });
   }
   if (m.afterColdDynamic?.browser && m.afterDynamic?.browser) {
     const growth = m.afterDynamic.serviceMb + m.afterDynamic.browser.pssMb - (m.afterColdDynamic.serviceMb + m.afterColdDynamic.browser.pssMb);
-    t.push({ section: 'memory', name: 'service + browser (PSS) growth, after 1st -> after 20th scrape', value: growth, unit: 'MB', target: `< ${TARGET.dynamicGrowthMb} MB`, pass: growth < TARGET.dynamicGrowthMb });
+    t.push({
+      section: 'memory',
+      name: 'service + browser (PSS) growth, after 1st -> after 20th scrape',
+      value: growth,
+      unit: 'MB',
+      target: `< ${TARGET.dynamicGrowthMb} MB`,
+      pass: growth < TARGET.dynamicGrowthMb,
+    });
   }
   if (results.logging) t.push(loggingTarget(results.logging));
   if (results.startup) t.push(...startupTargets(results.startup));
@@ -372,8 +413,22 @@ function judge(results: Results): void {
   const tr = results.tracking;
   if (tr) {
     const r = tr.rescrape;
-    t.push({ section: 'tracking', name: `re-scrape of ${r.products} unchanged products with history / without`, value: r.ratio, unit: 'x', target: `<= ${TARGET.rescrapeRatio}`, pass: r.ratio <= TARGET.rescrapeRatio });
-    t.push({ section: 'tracking', name: `rows the ${r.rounds} unchanged re-scrapes added (observations + events)`, value: r.observationsAdded + r.eventsAdded, unit: '', target: '= 0', pass: r.observationsAdded + r.eventsAdded === 0 });
+    t.push({
+      section: 'tracking',
+      name: `re-scrape of ${r.products} unchanged products with history / without`,
+      value: r.ratio,
+      unit: 'x',
+      target: `<= ${TARGET.rescrapeRatio}`,
+      pass: r.ratio <= TARGET.rescrapeRatio,
+    });
+    t.push({
+      section: 'tracking',
+      name: `rows the ${r.rounds} unchanged re-scrapes added (observations + events)`,
+      value: r.observationsAdded + r.eventsAdded,
+      unit: '',
+      target: '= 0',
+      pass: r.observationsAdded + r.eventsAdded === 0,
+    });
     for (const read of tr.reads) {
       const failures = read.result.errors + read.result.non2xx;
       t.push({ section: 'tracking', name: `${read.endpoint} errors + non-2xx`, value: failures, unit: '', target: '= 0', pass: failures === 0 });
@@ -384,7 +439,14 @@ function judge(results: Results): void {
     const first = g.sizes[0]!;
     const last = g.sizes[g.sizes.length - 1]!;
     const ratio = last.http.p50Ms / first.http.p50Ms;
-    t.push({ section: 'growth', name: `limit=100 p50 at ${last.rows} rows / at ${first.rows} rows`, value: ratio, unit: 'x', target: `<= ${TARGET.growthRatio}`, pass: ratio <= TARGET.growthRatio });
+    t.push({
+      section: 'growth',
+      name: `limit=100 p50 at ${last.rows} rows / at ${first.rows} rows`,
+      value: ratio,
+      unit: 'x',
+      target: `<= ${TARGET.growthRatio}`,
+      pass: ratio <= TARGET.growthRatio,
+    });
   }
   const searchSizes: Array<{ backend: string; rows: number; search: SearchFigures[] }> = [
     ...(g?.sizes ?? []).map((z) => ({ backend: 'PostgreSQL', rows: z.rows, search: z.search })),
@@ -392,25 +454,53 @@ function judge(results: Results): void {
   ];
   for (const { backend, rows, search } of searchSizes.filter((z) => z.rows >= TARGET.searchTargetRows)) {
     for (const f of search) {
-      t.push({ section: 'growth', name: `${backend}, ${rows.toLocaleString('en-US')} rows: GET /products?${f.label} p50`, value: f.http.p50Ms, unit: 'ms', target: `< ${TARGET.searchP50Ms} ms`, pass: f.http.p50Ms < TARGET.searchP50Ms });
+      t.push({
+        section: 'growth',
+        name: `${backend}, ${rows.toLocaleString('en-US')} rows: GET /products?${f.label} p50`,
+        value: f.http.p50Ms,
+        unit: 'ms',
+        target: `< ${TARGET.searchP50Ms} ms`,
+        pass: f.http.p50Ms < TARGET.searchP50Ms,
+      });
     }
   }
   if (g?.fullList) {
-    t.push({ section: 'growth', name: `full list of ${g.fullList.rows} rows streamed (chunked)`, value: g.fullList.chunked ? 1 : 0, unit: '', target: 'chunked', pass: g.fullList.chunked });
-    t.push({ section: 'growth', name: `full list of ${g.fullList.rows} rows: service RSS peak - before`, value: g.fullList.rssDeltaMb, unit: 'MB', target: `< ${TARGET.fullListRssMb} MB (stated bound)`, pass: g.fullList.rssDeltaMb < TARGET.fullListRssMb });
+    t.push({
+      section: 'growth',
+      name: `full list of ${g.fullList.rows} rows streamed (chunked)`,
+      value: g.fullList.chunked ? 1 : 0,
+      unit: '',
+      target: 'chunked',
+      pass: g.fullList.chunked,
+    });
+    t.push({
+      section: 'growth',
+      name: `full list of ${g.fullList.rows} rows: service RSS peak - before`,
+      value: g.fullList.rssDeltaMb,
+      unit: 'MB',
+      target: `< ${TARGET.fullListRssMb} MB (stated bound)`,
+      pass: g.fullList.rssDeltaMb < TARGET.fullListRssMb,
+    });
   }
 }
 
 /** /health while big pages are scraped: the event loop's freedom with and without extraction threads. */
 function responsivenessTable(rs: ResponsivenessFigures | undefined): string {
   if (rs === undefined) return '';
-  const row = (label: string, r: { health: LoadResult; scrapes: number }) => [label, num(r.health.requestsPerSecond, 0), num(r.health.p50Ms, 1), num(r.health.p99Ms, 1), num(r.health.maxMs, 0), String(r.scrapes)];
+  const row = (label: string, r: { health: LoadResult; scrapes: number }) => [
+    label,
+    num(r.health.requestsPerSecond, 0),
+    num(r.health.p50Ms, 1),
+    num(r.health.p99Ms, 1),
+    num(r.health.maxMs, 0),
+    String(r.scrapes),
+  ];
   return (
     `\n\n/health at 10 connections while ${rs.scrapesAtOnce} scrapes of a ${num(rs.pageBytes / 1e6, 1)} MB listing run at once, again and again:\n` +
-    table(['extraction', '/health req/s', 'p50 ms', 'p99 ms', 'max ms', 'scrapes done'], [
-      row('inline, on the event loop (EXTRACT_THREADS=0)', rs.inline),
-      row(`in ${rs.threaded.threads} worker thread(s) (the default)`, rs.threaded),
-    ])
+    table(
+      ['extraction', '/health req/s', 'p50 ms', 'p99 ms', 'max ms', 'scrapes done'],
+      [row('inline, on the event loop (EXTRACT_THREADS=0)', rs.inline), row(`in ${rs.threaded.threads} worker thread(s) (the default)`, rs.threaded)],
+    )
   );
 }
 
@@ -425,10 +515,10 @@ function flaskSection(results: Results): string[] {
     section(
       'Text service beside a Flask stand-in of the original',
       `POST /process/text with ${s.textBytes / 1024} KB of prose, ${s.connections} connections, ${s.durationS} s each in alternating slices, both loaded by wrk: Flask's\n` +
-        "server closes the connection after every answer, which autocannon stalls on. The original Python service is not in this\n" +
+        'server closes the connection after every answer, which autocannon stalls on. The original Python service is not in this\n' +
         'repository: bench/reference/flask_text.py does what its spec describes (str.split() word count, len() character count) on\n' +
         "Flask's threaded server, with this machine's python3. It computes far less than ours (graphemes, sentences, paragraphs, top words).\n" +
-        'p50/p99: medians of the slices\' own percentiles.\n' +
+        "p50/p99: medians of the slices' own percentiles.\n" +
         `ours / Flask = ${num(ft.ours.requestsPerSecond / ft.flask.requestsPerSecond, 2)}x (target >= ${TARGET.flaskTextRatio}).`,
       table(['service', 'req/s', 'p50 ms', 'p99 ms', 'err', 'CPU µs/req'], [row('ours (auxiliary service)', ft.ours), row('Flask stand-in', ft.flask)]),
     ),
@@ -442,10 +532,15 @@ function httpFootnotes(results: Results): string {
     lines.push(`Response headers of GET /products/1: ours ${h.ours.count} headers, ${h.ours.bytes} bytes; ceiling ${h.ceiling.count}, ${h.ceiling.bytes} bytes.`);
   }
   for (const r of results.http) {
-    for (const [who, load] of [['ours', r.ours], ['ceiling', r.ceiling]] as const) {
+    for (const [who, load] of [
+      ['ours', r.ours],
+      ['ceiling', r.ceiling],
+    ] as const) {
       const odd = Object.entries(load.statuses).filter(([code]) => !code.startsWith('2'));
       if (odd.length > 0 || load.errors > 0) {
-        lines.push(`${r.backend} ${r.endpoint}, ${who}: ${odd.map(([code, n]) => `${n} x ${code}`).join(', ') || 'no bad statuses'}; ${load.errors} connection errors (${load.timeouts} timeouts).`);
+        lines.push(
+          `${r.backend} ${r.endpoint}, ${who}: ${odd.map(([code, n]) => `${n} x ${code}`).join(', ') || 'no bad statuses'}; ${load.errors} connection errors (${load.timeouts} timeouts).`,
+        );
       }
     }
   }
@@ -487,12 +582,13 @@ function render(results: Results): string {
     out.push(
       section(
         'HTTP',
-        `${s.connections} connections, ${s.durationS} s measured per server after ${s.warmupS} s warm-up, in ${s.slices} slice${s.slices === 1 ? "" : "s"} alternating ceiling/ours; services at LOG_LEVEL=${s.serviceLogLevel}.\n` +
+        `${s.connections} connections, ${s.durationS} s measured per server after ${s.warmupS} s warm-up, in ${s.slices} slice${s.slices === 1 ? '' : 's'} alternating ceiling/ours; services at LOG_LEVEL=${s.serviceLogLevel}.\n` +
           `Ceiling: bare node:http + the same query (pg Pool of 10 / PGlite), JSON.stringify; for text, the same textStats().\n` +
           `Targets (PostgreSQL rows): ratio (req/s ours / ceiling) >= ${TARGET.ratio}, p99 ours / ceiling <= ${TARGET.p99Ratio}, no errors. err = errors + non-2xx.\n` +
           'CPU µs/req: user+system time of the server process per answered request (the database not included); unlike req/s it\n' +
-          'hardly moves with the machine\'s other load, so it is the steadier measure of what each request costs us.',
-        table(['endpoint', 'ours req/s', 'p50 ms', 'p99 ms', 'err', 'ceiling req/s', 'p50 ms', 'p99 ms', 'ratio', 'p99 ours / ceiling', 'CPU µs/req ours / ceiling'], rows) + httpFootnotes(results),
+          "hardly moves with the machine's other load, so it is the steadier measure of what each request costs us.",
+        table(['endpoint', 'ours req/s', 'p50 ms', 'p99 ms', 'err', 'ceiling req/s', 'p50 ms', 'p99 ms', 'ratio', 'p99 ours / ceiling', 'CPU µs/req ours / ceiling'], rows) +
+          httpFootnotes(results),
       ),
     );
   }
@@ -502,9 +598,10 @@ function render(results: Results): string {
   if (tx) {
     const rows = [tx.ascii, tx.asciiBySegmenter, tx.accented].map((f) => [f.label, num(f.bytes / 1e6, 2), num(f.medianMs, 1), num(f.mbPerSecond, 0)]);
     const aux = results.http.find((r) => r.backend === 'auxiliary');
-    const auxLine = aux === undefined
-      ? ''
-      : `\nOver HTTP (the auxiliary row above, ${s.textBytes / 1024} KB at ${s.connections} connections): ${num(aux.ours.requestsPerSecond, 0)} answers/s, ${num(aux.ours.cpuUsPerRequest, 0)} µs of CPU each.`;
+    const auxLine =
+      aux === undefined
+        ? ''
+        : `\nOver HTTP (the auxiliary row above, ${s.textBytes / 1024} KB at ${s.connections} connections): ${num(aux.ours.requestsPerSecond, 0)} answers/s, ${num(aux.ours.cpuUsPerRequest, 0)} µs of CPU each.`;
     out.push(
       section(
         'Text statistics in this process',
@@ -521,35 +618,52 @@ function render(results: Results): string {
   if (crawls.length > 0 || dyn) {
     const rows: Array<string[] | string> = crawls.map((c, i) => {
       const target = i === 0 ? TARGET.crawlMs : TARGET.slowCrawlMs;
-      return [c.label, num(c.medianMs, 0), num(c.minMs, 0), num(c.maxMs, 0), num(median(c.serviceMs), 0), num(c.booksPerSecond, 0), num(c.firstMs, 0), `<= ${target} ${mark(c.medianMs <= target)}`];
+      return [
+        c.label,
+        num(c.medianMs, 0),
+        num(c.minMs, 0),
+        num(c.maxMs, 0),
+        num(median(c.serviceMs), 0),
+        num(c.booksPerSecond, 0),
+        num(c.firstMs, 0),
+        `<= ${target} ${mark(c.medianMs <= target)}`,
+      ];
     });
     const crawlTable = table(['crawl (static, max_pages 50, 1000 books)', 'median ms', 'min', 'max', 'service ms', 'books/s', '1st run ms', 'target'], rows);
     const ex = results.scrape.extraction;
-    const extraction = ex === undefined
-      ? ''
-      : `\nFloor: the service's extract() alone over the ${ex.pages} pages (${ex.books} books), in the bench process, no fetch/store/log: ` +
-        `median ${num(ex.medianMs, 0)} ms, of which cheerio.load (htmlparser2) ${num(ex.parseMedianMs, 0)} ms.`;
+    const extraction =
+      ex === undefined
+        ? ''
+        : `\nFloor: the service's extract() alone over the ${ex.pages} pages (${ex.books} books), in the bench process, no fetch/store/log: ` +
+          `median ${num(ex.medianMs, 0)} ms, of which cheerio.load (htmlparser2) ${num(ex.parseMedianMs, 0)} ms.`;
     const pe = results.scrape.page;
-    const pageRow = pe === undefined
-      ? ''
-      : `\nOne real-world-sized product page (${num(pe.bytes / 1024, 0)} KB: mega menu, inline app state, 80 reviews, carousels; ` +
-        `classified ${pe.pageType}, ${pe.items} item): extraction median ${num(pe.medianMs, 1)} ms, p95 ${num(pe.p95Ms, 1)} ms over ${pe.runs} runs.`;
+    const pageRow =
+      pe === undefined
+        ? ''
+        : `\nOne real-world-sized product page (${num(pe.bytes / 1024, 0)} KB: mega menu, inline app state, 80 reviews, carousels; ` +
+          `classified ${pe.pageType}, ${pe.items} item): extraction median ${num(pe.medianMs, 1)} ms, p95 ${num(pe.p95Ms, 1)} ms over ${pe.runs} runs.`;
     const ae = results.scrape.article;
-    const articleRow = ae === undefined
-      ? ''
-      : `\nOne real-world-sized news article page (${num(ae.bytes / 1024, 0)} KB: inline app state, mega menu, a ${ae.words}-word story with figures, 300 comments, ` +
-        `40 teasers; classified ${ae.pageType}): article extraction (evidence, classification, Readability's DOM and body, merge, sanitized HTML) ` +
-        `median ${num(ae.medianMs, 1)} ms, p95 ${num(ae.p95Ms, 1)} ms over ${ae.runs} runs.`;
-    const dynTable = dyn === undefined
-      ? ''
-      : '\n\n' +
-        table(
-          ['dynamic (script-rendered page, wait_for .card)', 'ms', 'target'],
-          [
-            ['cold: first request, launches Chromium', num(dyn.coldMs, 0), ''],
-            [`warm: median of ${dyn.warmMs.length} (min ${num(dyn.warmMinMs, 0)}, max ${num(dyn.warmMaxMs, 0)}; service ${num(dyn.warmServiceMedianMs, 0)})`, num(dyn.warmMedianMs, 0), `< ${TARGET.warmDynamicMs} ${mark(dyn.warmMedianMs < TARGET.warmDynamicMs)}`],
-          ],
-        );
+    const articleRow =
+      ae === undefined
+        ? ''
+        : `\nOne real-world-sized news article page (${num(ae.bytes / 1024, 0)} KB: inline app state, mega menu, a ${ae.words}-word story with figures, 300 comments, ` +
+          `40 teasers; classified ${ae.pageType}): article extraction (evidence, classification, Readability's DOM and body, merge, sanitized HTML) ` +
+          `median ${num(ae.medianMs, 1)} ms, p95 ${num(ae.p95Ms, 1)} ms over ${ae.runs} runs.`;
+    const dynTable =
+      dyn === undefined
+        ? ''
+        : '\n\n' +
+          table(
+            ['dynamic (script-rendered page, wait_for .card)', 'ms', 'target'],
+            [
+              ['cold: first request, launches Chromium', num(dyn.coldMs, 0), ''],
+              [
+                `warm: median of ${dyn.warmMs.length} (min ${num(dyn.warmMinMs, 0)}, max ${num(dyn.warmMaxMs, 0)}; service ${num(dyn.warmServiceMedianMs, 0)})`,
+                num(dyn.warmMedianMs, 0),
+                `< ${TARGET.warmDynamicMs} ${mark(dyn.warmMedianMs < TARGET.warmDynamicMs)}`,
+              ],
+            ],
+          );
     out.push(
       section(
         'Scraping',
@@ -594,7 +708,13 @@ function render(results: Results): string {
   const tr = results.tracking;
   if (tr) {
     const r = tr.rescrape;
-    const rows = tr.reads.map((read) => [read.endpoint, num(read.result.requestsPerSecond, 0), num(read.result.p50Ms, 2), num(read.result.p99Ms, 2), num(read.result.cpuUsPerRequest, 0)]);
+    const rows = tr.reads.map((read) => [
+      read.endpoint,
+      num(read.result.requestsPerSecond, 0),
+      num(read.result.p50Ms, 2),
+      num(read.result.p99Ms, 2),
+      num(read.result.cpuUsPerRequest, 0),
+    ]);
     out.push(
       section(
         'Tracking: history and change events',
@@ -667,7 +787,7 @@ function render(results: Results): string {
     out.push(
       section(
         `Growth: GET ${g.path} (PostgreSQL) and searches (PostgreSQL, PGlite), one client, 300 (searches: 100) sequential requests after 50 (10) warm-up`,
-        'SQL columns, timed directly on the database (median of 30): the service\'s one statement (the page with the running total\n' +
+        "SQL columns, timed directly on the database (median of 30): the service's one statement (the page with the running total\n" +
           'behind X-Total-Count), the page alone, and the count(*) that the running total replaces.',
         text,
       ),
@@ -712,7 +832,10 @@ function searchTable(results: Results): string {
       }
     }
   };
-  add('PostgreSQL', (results.growth?.sizes ?? []).map((z) => ({ rows: z.rows, search: z.search })));
+  add(
+    'PostgreSQL',
+    (results.growth?.sizes ?? []).map((z) => ({ rows: z.rows, search: z.search })),
+  );
   const pglite = results.pgliteSearch?.sizes ?? [];
   add('PGlite', pglite, pglite.length === 0 ? '' : `; seeded in ${pglite.map((z) => `${num(z.seedS, 0)} s`).join(', ')} by this process`);
   return (
@@ -827,13 +950,27 @@ async function main(): Promise<number> {
       const pages = s.catalogue.pages * (s.catalogue.perPage + 1) + 2;
       for (const workers of [1, 2]) {
         log(`jobs: whole-site crawl of the catalogue (${pages} pages) by ${workers} worker process(es)`);
-        results.jobs.push(await measureJobCrawl(main.url, db, fixture.url, { label: `no added latency, ${workers} worker${workers > 1 ? 's' : ''}`, workers, concurrency: 8, expectedPages: pages - 2 }));
+        results.jobs.push(
+          await measureJobCrawl(main.url, db, fixture.url, {
+            label: `no added latency, ${workers} worker${workers > 1 ? 's' : ''}`,
+            workers,
+            concurrency: 8,
+            expectedPages: pages - 2,
+          }),
+        );
       }
       const slow = await startFixtureSite({ catalogue: s.catalogue, latencyMs: s.slowPageLatencyMs });
       cleanups.push(() => slow.close());
       for (const workers of [1, 2]) {
         log(`jobs: the same crawl with ${s.slowPageLatencyMs} ms per response, ${workers} worker process(es)`);
-        results.jobs.push(await measureJobCrawl(main.url, db, slow.url, { label: `${s.slowPageLatencyMs} ms per response, ${workers} worker${workers > 1 ? 's' : ''}`, workers, concurrency: 8, expectedPages: pages - 2 }));
+        results.jobs.push(
+          await measureJobCrawl(main.url, db, slow.url, {
+            label: `${s.slowPageLatencyMs} ms per response, ${workers} worker${workers > 1 ? 's' : ''}`,
+            workers,
+            concurrency: 8,
+            expectedPages: pages - 2,
+          }),
+        );
       }
       await slow.close();
     }
@@ -871,7 +1008,9 @@ async function main(): Promise<number> {
   results.machine.loadavgEnd = loadavg();
   const busiest = Math.max(...results.machine.loadavgStart.slice(0, 1), ...results.machine.loadavgEnd.slice(0, 1));
   if (busiest > results.machine.cpus) {
-    results.notes.push(`The 1-minute load average reached ${busiest.toFixed(1)} on ${results.machine.cpus} cores: other work competed with this run, so absolute figures are low; the side-by-side ratios are what to read.`);
+    results.notes.push(
+      `The 1-minute load average reached ${busiest.toFixed(1)} on ${results.machine.cpus} cores: other work competed with this run, so absolute figures are low; the side-by-side ratios are what to read.`,
+    );
   }
   judge(results);
   writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);

@@ -190,17 +190,29 @@ export function timeExtraction(html: string, url: string, runs: number): { media
 
 function realWorldSizedPage(): string {
   const base = readFileSync(new URL('../test/fixtures/pages/product-page-carousel.html', import.meta.url), 'utf8');
-  const menu = Array.from({ length: 60 }, (_, c) =>
-    `<li class="mega-menu__column"><a class="mega-menu__heading" href="/collections/c${c}">Category ${c}</a><ul>${Array.from({ length: 25 }, (_, i) => `<li class="mega-menu__item"><a class="mega-menu__link link" href="/collections/c${c}/s${i}" data-track="menu-${c}-${i}">Subcategory ${c}.${i} <span class="badge">new</span></a></li>`).join('')}</ul></li>`,
+  const menu = Array.from(
+    { length: 60 },
+    (_, c) =>
+      `<li class="mega-menu__column"><a class="mega-menu__heading" href="/collections/c${c}">Category ${c}</a><ul>${Array.from({ length: 25 }, (_, i) => `<li class="mega-menu__item"><a class="mega-menu__link link" href="/collections/c${c}/s${i}" data-track="menu-${c}-${i}">Subcategory ${c}.${i} <span class="badge">new</span></a></li>`).join('')}</ul></li>`,
   ).join('');
   const state = JSON.stringify({
-    products: Array.from({ length: 800 }, (_, i) => ({ id: 7000 + i, handle: `product-${i}`, title: `Product ${i}`, variants: [{ id: 90000 + i, price: 1000 + i, sku: `SKU-${i}`, available: i % 3 !== 0 }], tags: ['kitchen', 'cookware', `tag-${i % 17}`] })),
+    products: Array.from({ length: 800 }, (_, i) => ({
+      id: 7000 + i,
+      handle: `product-${i}`,
+      title: `Product ${i}`,
+      variants: [{ id: 90000 + i, price: 1000 + i, sku: `SKU-${i}`, available: i % 3 !== 0 }],
+      tags: ['kitchen', 'cookware', `tag-${i % 17}`],
+    })),
   });
-  const reviews = Array.from({ length: 80 }, (_, i) =>
-    `<article class="review" data-review-id="${i}"><header class="review__header"><span class="review__author">Reviewer ${i}</span><time datetime="2024-0${(i % 9) + 1}-1${i % 9}">2024</time><span class="review__stars" aria-label="${(i % 5) + 1} out of 5 stars">★★★★★</span></header><p class="review__body">Used it ${i} times so far. The enamel is holding up, the lid is heavy and seals well, and it goes from hob to oven without fuss. Paid full price and would again.</p></article>`,
+  const reviews = Array.from(
+    { length: 80 },
+    (_, i) =>
+      `<article class="review" data-review-id="${i}"><header class="review__header"><span class="review__author">Reviewer ${i}</span><time datetime="2024-0${(i % 9) + 1}-1${i % 9}">2024</time><span class="review__stars" aria-label="${(i % 5) + 1} out of 5 stars">★★★★★</span></header><p class="review__body">Used it ${i} times so far. The enamel is holding up, the lid is heavy and seals well, and it goes from hob to oven without fuss. Paid full price and would again.</p></article>`,
   ).join('');
-  const cards = Array.from({ length: 24 }, (_, i) =>
-    `<li class="grid__item"><div class="card card--product"><a href="/products/extra-${i}" class="card__link"><img src="/img/extra-${i}.jpg" alt="" loading="lazy"><h3 class="card__heading">Extra product ${i}</h3></a><span class="price">£${(10 + i).toFixed(2)}</span></div></li>`,
+  const cards = Array.from(
+    { length: 24 },
+    (_, i) =>
+      `<li class="grid__item"><div class="card card--product"><a href="/products/extra-${i}" class="card__link"><img src="/img/extra-${i}.jpg" alt="" loading="lazy"><h3 class="card__heading">Extra product ${i}</h3></a><span class="price">£${(10 + i).toFixed(2)}</span></div></li>`,
   ).join('');
   return base
     .replace('<body', `<script>window.__STATE__ = ${state};</script>\n<body`)

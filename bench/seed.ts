@@ -53,11 +53,13 @@ export function sampleText(bytes: number): string {
 // A catalogue for search: titles and descriptions from word lists, so that a word occurs in a known
 // share of the rows, as in a real shop (unlike "Bench product N"): each of 1000 brands in 0.1 %
 // (seven rows in a row, as a scrape stores them), each of 101 product nouns in 1 %, spread evenly.
-const BRAND_STEMS = 'Nor Ald Bram Cast Delm Elv Fenn Gall Hart Ivo Jun Kest Lind Marl Ned Oak Pell Quar Row Ster Thorn Umb Val West Yarr Zeph Ash Birch Cald Dun Ever Fox Grey Holl Ingle King Lark Moor Northc Osk'.split(' ');
+const BRAND_STEMS =
+  'Nor Ald Bram Cast Delm Elv Fenn Gall Hart Ivo Jun Kest Lind Marl Ned Oak Pell Quar Row Ster Thorn Umb Val West Yarr Zeph Ash Birch Cald Dun Ever Fox Grey Holl Ingle King Lark Moor Northc Osk'.split(
+    ' ',
+  );
 const BRAND_ENDINGS = 'vik erra well ora mont aro wick way dell ix uma ton berg lund stad holm ley ridge moor field bury gate worth ham cote'.split(' ');
 const ADJECTIVES = (
-  'classic compact deluxe sturdy portable vintage modern rustic premium slim foldable wireless ergonomic waterproof ' +
-  'lightweight handmade organic smart large mini'
+  'classic compact deluxe sturdy portable vintage modern rustic premium slim foldable wireless ergonomic waterproof ' + 'lightweight handmade organic smart large mini'
 ).split(' ');
 const MATERIALS = 'steel oak bamboo ceramic glass leather cotton walnut copper linen marble wool'.split(' ');
 const NOUNS = (

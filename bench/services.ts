@@ -65,15 +65,20 @@ export async function startMain(options: MainOptions): Promise<Running> {
 
 export async function startAux(mainUrl: string): Promise<Running> {
   const port = await freePort();
-  const child = startChild('auxiliary service', ['dist/auxiliary/server.js'], {
-    AUX_PORT: String(port),
-    HOST: '127.0.0.1',
-    MAIN_SERVICE_URL: mainUrl,
-    LOG_LEVEL: SERVICE_LOG_LEVEL,
-    RATE_LIMIT_WRITES_PER_MINUTE: '10000000',
-    API_KEY: '',
-    CORS_ORIGINS: '',
-  }, ROOT);
+  const child = startChild(
+    'auxiliary service',
+    ['dist/auxiliary/server.js'],
+    {
+      AUX_PORT: String(port),
+      HOST: '127.0.0.1',
+      MAIN_SERVICE_URL: mainUrl,
+      LOG_LEVEL: SERVICE_LOG_LEVEL,
+      RATE_LIMIT_WRITES_PER_MINUTE: '10000000',
+      API_KEY: '',
+      CORS_ORIGINS: '',
+    },
+    ROOT,
+  );
   const url = `http://127.0.0.1:${port}`;
   await waitUntilReady(child, `${url}/`);
   return { child, url };
@@ -94,9 +99,8 @@ export async function startFlaskText(): Promise<Running | { missing: string }> {
 }
 
 export async function startCeiling(label: string, target: { databaseUrl: string } | { pgliteDir: string; seedRows: number }): Promise<Running> {
-  const env: Record<string, string> = 'databaseUrl' in target
-    ? { CEILING_DATABASE_URL: target.databaseUrl }
-    : { CEILING_PGLITE_DIR: target.pgliteDir, CEILING_SEED_ROWS: String(target.seedRows) };
+  const env: Record<string, string> =
+    'databaseUrl' in target ? { CEILING_DATABASE_URL: target.databaseUrl } : { CEILING_PGLITE_DIR: target.pgliteDir, CEILING_SEED_ROWS: String(target.seedRows) };
   const child = startChild(`ceiling (${label})`, ['--import', 'tsx', 'bench/ceiling-server.ts'], { ...env, PORT: '0' }, ROOT);
   const { port } = await firstJsonLine<{ port: number }>(child);
   return { child, url: `http://127.0.0.1:${port}` };

@@ -69,16 +69,21 @@ async function healthy(child: Child, url: string, timeoutMs = 60_000): Promise<v
 export async function measureStart(label: string, env: Record<string, string>, idleAfterMs: number, nodeArgs: string[] = []): Promise<StartupRun> {
   const port = await freePort();
   const started = performance.now();
-  const child = startChild(`main service (${label})`, [...nodeArgs, 'dist/main/server.js'], {
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
-    MONGODB_URL: '',
-    API_KEY: '',
-    EXTERNAL_POSTS_URL: 'http://127.0.0.1:9/posts',
-    DEMO_SITE_URL: 'http://127.0.0.1:9/',
-    ...env,
-  }, ROOT);
+  const child = startChild(
+    `main service (${label})`,
+    [...nodeArgs, 'dist/main/server.js'],
+    {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      MONGODB_URL: '',
+      API_KEY: '',
+      EXTERNAL_POSTS_URL: 'http://127.0.0.1:9/posts',
+      DEMO_SITE_URL: 'http://127.0.0.1:9/',
+      ...env,
+    },
+    ROOT,
+  );
   try {
     await healthy(child, `http://127.0.0.1:${port}/health`);
     const healthyMs = performance.now() - started;
@@ -126,9 +131,7 @@ export function startupSection(figures: StartupFigures): string {
           `${num(run.cpuToHealthyMs, 0)} ms`,
           target === undefined ? '(reference)' : `<= ${target.healthyMs} ms, <= ${target.idleRssMb} MB`,
         ];
-  const rows = [row(figures.firstStart, STARTUP_TARGETS.firstStart), row(figures.warmRestart, STARTUP_TARGETS.warmRestart), row(figures.postgresql)].filter(
-    (r) => r.length > 0,
-  );
+  const rows = [row(figures.firstStart, STARTUP_TARGETS.firstStart), row(figures.warmRestart, STARTUP_TARGETS.warmRestart), row(figures.postgresql)].filter((r) => r.length > 0);
   return section(
     'Start-up of the main service',
     `time from spawn to the first 200 from /health; RSS ${figures.idleAfterMs / 1000} s after that, idle (VmRSS), and the peak (VmHWM); CPU time used until healthy (not stretched by a busy machine)`,
@@ -143,8 +146,22 @@ export function startupTargets(figures: StartupFigures): TargetCheck[] {
     [figures.firstStart, STARTUP_TARGETS.firstStart],
     [figures.warmRestart, STARTUP_TARGETS.warmRestart],
   ] as const) {
-    checks.push({ section: 'startup', name: `${run.label}: time to healthy`, value: run.healthyMs, unit: 'ms', target: `<= ${target.healthyMs} ms`, pass: run.healthyMs <= target.healthyMs });
-    checks.push({ section: 'startup', name: `${run.label}: idle RSS`, value: run.idleRssMb, unit: 'MB', target: `<= ${target.idleRssMb} MB`, pass: run.idleRssMb <= target.idleRssMb });
+    checks.push({
+      section: 'startup',
+      name: `${run.label}: time to healthy`,
+      value: run.healthyMs,
+      unit: 'ms',
+      target: `<= ${target.healthyMs} ms`,
+      pass: run.healthyMs <= target.healthyMs,
+    });
+    checks.push({
+      section: 'startup',
+      name: `${run.label}: idle RSS`,
+      value: run.idleRssMb,
+      unit: 'MB',
+      target: `<= ${target.idleRssMb} MB`,
+      pass: run.idleRssMb <= target.idleRssMb,
+    });
   }
   return checks;
 }

@@ -65,8 +65,7 @@ export async function measureRescrape(databaseUrl: string, count: number, rounds
     const trackedItems = items('tracked', count);
     const source = 'https://bench.local/tracked';
     const plain = () => db.transaction((tx) => products.upsertScraped(plainItems, { runId: null, source: null }, tx));
-    const tracked = (round: number) =>
-      db.transaction((tx) => recorder.recordScraped(trackedItems, { id: `bench-${round}`, source, kind: 'scrape' }, tx, { complete: true }));
+    const tracked = (round: number) => db.transaction((tx) => recorder.recordScraped(trackedItems, { id: `bench-${round}`, source, kind: 'scrape' }, tx, { complete: true }));
     await plain();
     await tracked(0);
     const countRows = async () => {
@@ -143,7 +142,11 @@ export async function measureTrackingReads(mainUrl: string, pid: number | undefi
   const specs: Array<{ endpoint: string; path: string; pathFor?: () => string }> = [
     { endpoint: 'GET /products/{id}/history (100 of 1000 points)', path: `/products/${productId}/history` },
     { endpoint: 'GET /products/{id}/history?limit=1000 (all points)', path: `/products/${productId}/history?limit=1000` },
-    { endpoint: `GET /events?after={random}&limit=100 (of ${events.toLocaleString('en-US')})`, path: '/events?limit=100', pathFor: () => `/events?after=${deepCursor()}&limit=100` },
+    {
+      endpoint: `GET /events?after={random}&limit=100 (of ${events.toLocaleString('en-US')})`,
+      path: '/events?limit=100',
+      pathFor: () => `/events?after=${deepCursor()}&limit=100`,
+    },
     {
       endpoint: 'GET /events?type=price.changed&after={random}&limit=100',
       path: '/events?type=price.changed&limit=100',
@@ -152,7 +155,10 @@ export async function measureTrackingReads(mainUrl: string, pid: number | undefi
   ];
   const figures: ReadFigures[] = [];
   for (const spec of specs) {
-    const result = await measureOne({ base: mainUrl, method: 'GET', path: spec.path, ...(spec.pathFor ? { pathFor: spec.pathFor } : {}), ...(pid === undefined ? {} : { pid }) }, options);
+    const result = await measureOne(
+      { base: mainUrl, method: 'GET', path: spec.path, ...(spec.pathFor ? { pathFor: spec.pathFor } : {}), ...(pid === undefined ? {} : { pid }) },
+      options,
+    );
     figures.push({ endpoint: spec.endpoint, result });
   }
   return figures;

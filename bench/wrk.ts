@@ -102,7 +102,10 @@ export async function measureWrkPair(
       const bodyFile = join(dir, `${name}.body`);
       writeFileSync(bodyFile, spec.body);
       const script = join(dir, `${name}.lua`);
-      writeFileSync(script, `wrk.method = "POST"\nwrk.headers["Content-Type"] = ${JSON.stringify(spec.contentType)}\nlocal f = io.open(${JSON.stringify(bodyFile)}, "rb")\nwrk.body = f:read("*a")\nf:close()\n`);
+      writeFileSync(
+        script,
+        `wrk.method = "POST"\nwrk.headers["Content-Type"] = ${JSON.stringify(spec.contentType)}\nlocal f = io.open(${JSON.stringify(bodyFile)}, "rb")\nwrk.body = f:read("*a")\nf:close()\n`,
+      );
       return script;
     };
     const [scriptA, scriptB] = [scriptFor(a, 'a'), scriptFor(b, 'b')];

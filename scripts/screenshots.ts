@@ -17,7 +17,12 @@ try {
   closers.push(() => site.close());
   const db = await backends()[0]!.open(); // PGlite in memory
   closers.push(() => db.close());
-  const { app } = await mainServiceOn(db, { after: (fn) => closers.unshift(fn) }, { SCRAPE_ALLOW_PRIVATE_NETWORKS: 'true', SCRAPE_OBEY_ROBOTS: 'false', DEMO_SITE_URL: `${site.url}books/` }, { work: true });
+  const { app } = await mainServiceOn(
+    db,
+    { after: (fn) => closers.unshift(fn) },
+    { SCRAPE_ALLOW_PRIVATE_NETWORKS: 'true', SCRAPE_OBEY_ROBOTS: 'false', DEMO_SITE_URL: `${site.url}books/` },
+    { work: true },
+  );
   await app.listen({ port: 0, host: '127.0.0.1' });
   const origin = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
 

@@ -109,7 +109,11 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const renderer = createBrowserRenderer({
     executablePath: findChromium(config.browser.chromiumPath, config.browser.executableSearchPath),
     // Every request the page makes passes the same address policy as static fetches...
-    guardRequest: (url) => assertPublicUrl(url, scrape.allowPrivateNetworks).then(() => true, () => false),
+    guardRequest: (url) =>
+      assertPublicUrl(url, scrape.allowPrivateNetworks).then(
+        () => true,
+        () => false,
+      ),
     // ...and the proxy dials the very addresses it checked, so DNS cannot answer differently at connect time.
     connectLookup: createGuardedLookup({ allowPrivate: scrape.allowPrivateNetworks }),
     // robots.txt and the size cap as static mode applies them, through the same fetcher's cache.

@@ -35,13 +35,7 @@ export class HttpProblem extends Error {
     return this.status >= 500 && this.status !== 501;
   }
 
-  constructor(
-    status: number,
-    slug: string,
-    title: string,
-    detail: string,
-    options: { errors?: FieldError[]; headers?: Record<string, string>; cause?: unknown } = {},
-  ) {
+  constructor(status: number, slug: string, title: string, detail: string, options: { errors?: FieldError[]; headers?: Record<string, string>; cause?: unknown } = {}) {
     super(detail, { cause: options.cause });
     this.name = new.target.name;
     this.status = status;
@@ -67,7 +61,7 @@ export class BadRequest extends HttpProblem {
 }
 
 export class ValidationFailed extends HttpProblem {
-  constructor(errors: FieldError[], detail = 'The request is not valid: ' + errors.map((e) => `${e.path} ${e.message}`).join('; ')) {
+  constructor(errors: FieldError[], detail = `The request is not valid: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`) {
     super(422, 'validation', 'Unprocessable Content', detail, { errors });
   }
 }
@@ -190,11 +184,7 @@ export function toProblem(error: unknown): HttpProblem {
 }
 
 export function sendProblem(reply: FastifyReply, problem: HttpProblem, instance?: string): FastifyReply {
-  return reply
-    .code(problem.status)
-    .headers(problem.headers)
-    .type('application/problem+json')
-    .send(problem.toBody(instance));
+  return reply.code(problem.status).headers(problem.headers).type('application/problem+json').send(problem.toBody(instance));
 }
 
 /**

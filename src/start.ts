@@ -107,12 +107,15 @@ function run(): void {
     if (running.every((other) => other.exited)) {
       clearTimeout(killTimer);
       // Wait out the race window so an unexpected exit is still judged before we decide the code.
-      setTimeout(() => {
-        if (!stopRequested) failed = true;
-        if (failed) log.error('services stopped with errors');
-        else log.info('services stopped');
-        process.exit(failed ? 1 : 0);
-      }, stopRequested ? 0 : SIGNAL_RACE_MS + 10);
+      setTimeout(
+        () => {
+          if (!stopRequested) failed = true;
+          if (failed) log.error('services stopped with errors');
+          else log.info('services stopped');
+          process.exit(failed ? 1 : 0);
+        },
+        stopRequested ? 0 : SIGNAL_RACE_MS + 10,
+      );
     }
   };
 

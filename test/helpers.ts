@@ -62,7 +62,11 @@ export function warnIfNoPostgres(): void {
 async function openPglite(): Promise<Database> {
   // The queue's version too: its schema is in the snapshot.
   const queueVersion = JSON.parse(readFileSync(new URL('../node_modules/pg-boss/package.json', import.meta.url), 'utf8')).version;
-  const schema = createHash('sha256').update(JSON.stringify(migrations.map((m) => ({ ...m, run: m.run?.toString() })))).update(queueVersion).digest('hex').slice(0, 12);
+  const schema = createHash('sha256')
+    .update(JSON.stringify(migrations.map((m) => ({ ...m, run: m.run?.toString() }))))
+    .update(queueVersion)
+    .digest('hex')
+    .slice(0, 12);
   const snapshot = join(tmpdir(), `data-aggregator-pglite-${schema}.tar`);
   if (existsSync(snapshot)) {
     return createPgliteDatabase(undefined, { loadDataDir: new Blob([readFileSync(snapshot)]) });
@@ -102,7 +106,6 @@ async function openPostgres(url: string): Promise<Database> {
     },
   };
 }
-
 
 /**
  * The main app on `db` with the JSONB log store, real fetcher and browser, and a posts client for

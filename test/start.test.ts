@@ -14,8 +14,6 @@ const START = fileURLToPath(new URL('../src/start.ts', import.meta.url));
 const UP_WITHIN_MS = 60_000;
 const STOP_WITHIN_MS = 15_000;
 
-
-
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -56,9 +54,7 @@ async function startServices(t: TestContext, options: { logLevel?: string; auxPo
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
-  );
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   t.after(async () => {
     try {
       process.kill(-child.pid!, 'SIGKILL');
@@ -83,6 +79,7 @@ async function startServices(t: TestContext, options: { logLevel?: string; auxPo
   };
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: assertions read the health answers' fields without a schema
 async function get(port: number, path: string): Promise<{ status: number; body: any } | undefined> {
   try {
     const res = await fetch(`http://127.0.0.1:${port}${path}`, { signal: AbortSignal.timeout(5_000) });

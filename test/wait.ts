@@ -12,11 +12,7 @@ export interface UntilOptions {
  * throws is looked at again (a service still starting refuses connections); its last error is
  * reported if the guard runs out.
  */
-export async function until<T>(
-  what: string,
-  probe: () => T | undefined | null | false | Promise<T | undefined | null | false>,
-  options: UntilOptions = {},
-): Promise<T> {
+export async function until<T>(what: string, probe: () => T | undefined | null | false | Promise<T | undefined | null | false>, options: UntilOptions = {}): Promise<T> {
   const withinMs = options.withinMs ?? 60_000;
   const everyMs = options.everyMs ?? 50;
   const deadline = Date.now() + withinMs;

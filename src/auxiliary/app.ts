@@ -18,9 +18,7 @@ export interface AuxDeps {
 }
 
 const NAME = 'data-aggregator-auxiliary';
-const DESCRIPTION =
-  'Companion of the data-aggregator main service: text statistics, and a proxy to the main service\'s products ' +
-  'and external posts.';
+const DESCRIPTION = "Companion of the data-aggregator main service: text statistics, and a proxy to the main service's products " + 'and external posts.';
 
 /** The text endpoint's own limit, whatever the service-wide body limit is. */
 const TEXT_LIMIT_BYTES = 1024 * 1024;
@@ -43,7 +41,13 @@ const TextStatsResponse = Type.Object(
     unique_word_count: Type.Integer({ examples: [3] }),
     average_word_length: Type.Number({ examples: [5] }),
     top_words: Type.Array(Type.Object({ word: Type.String(), count: Type.Integer() }), {
-      examples: [[{ word: 'hello', count: 2 }, { word: 'world', count: 1 }, { word: 'again', count: 1 }]],
+      examples: [
+        [
+          { word: 'hello', count: 2 },
+          { word: 'world', count: 1 },
+          { word: 'again', count: 1 },
+        ],
+      ],
     }),
     reading_time_seconds: Type.Number({ examples: [1.2] }),
   },
@@ -81,7 +85,7 @@ export async function buildAuxApp(deps: AuxDeps): Promise<App> {
     tags: [
       { name: 'meta', description: 'Welcome and health' },
       { name: 'text', description: 'Text statistics' },
-      { name: 'proxy', description: 'The main service\'s data, relayed' },
+      { name: 'proxy', description: "The main service's data, relayed" },
     ],
   });
   // Only this service takes plain text (POST /process/text); the base app accepts JSON alone.
@@ -153,11 +157,12 @@ export async function buildAuxApp(deps: AuxDeps): Promise<App> {
     {
       schema: {
         tags: ['proxy'],
-        summary: 'The main service\'s GET /products, relayed',
+        summary: "The main service's GET /products, relayed",
         description:
-          'Takes the query parameters of the main service\'s `GET /products` (`limit`, `offset`, `q`, `min_price`, ' +
+          "Takes the query parameters of the main service's `GET /products` (`limit`, `offset`, `q`, `min_price`, " +
           '`max_price`, `source_url`, `sort`); the main service validates them. `Link` targets are rewritten to ' +
-          'this endpoint so next/prev work here.' + proxyNote,
+          'this endpoint so next/prev work here.' +
+          proxyNote,
         response: { 200: Type.Array(Product), ...problemResponses(422, 502, 503, 504) },
       },
     },
@@ -169,14 +174,13 @@ export async function buildAuxApp(deps: AuxDeps): Promise<App> {
     {
       schema: {
         tags: ['proxy'],
-        summary: 'The main service\'s GET /products/{id}, relayed',
-        description: 'One product, or the main service\'s 404/422 problem.' + proxyNote,
+        summary: "The main service's GET /products/{id}, relayed",
+        description: `One product, or the main service's 404/422 problem.${proxyNote}`,
         params: ProductIdParam,
         response: { 200: Product, ...problemResponses(404, 422, 502, 503, 504) },
       },
     },
-    (request, reply) =>
-      relay(request, reply, `/products/${encodeURIComponent(request.params.id)}`, PRODUCT_HEADERS),
+    (request, reply) => relay(request, reply, `/products/${encodeURIComponent(request.params.id)}`, PRODUCT_HEADERS),
   );
 
   app.get(
@@ -184,10 +188,11 @@ export async function buildAuxApp(deps: AuxDeps): Promise<App> {
     {
       schema: {
         tags: ['proxy'],
-        summary: 'The main service\'s GET /external/posts, relayed',
+        summary: "The main service's GET /external/posts, relayed",
         description:
-          'Takes the query parameters of the main service\'s `GET /external/posts` (`limit`, `userId`, `_page`...). ' +
-          '`X-Cache`, `Age` and `Warning` (stale copy) pass through too.' + proxyNote,
+          "Takes the query parameters of the main service's `GET /external/posts` (`limit`, `userId`, `_page`...). " +
+          '`X-Cache`, `Age` and `Warning` (stale copy) pass through too.' +
+          proxyNote,
         response: { 200: PostList, ...problemResponses(422, 502, 504) },
       },
     },

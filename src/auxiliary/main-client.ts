@@ -38,10 +38,8 @@ export function createMainClient(baseUrl: string, timeoutMs: number, options: Ma
     keepAliveMaxTimeout: 60_000,
     connect: { timeout: timeoutMs },
   });
-  const unreachable = (cause: unknown) =>
-    new UpstreamFailed(`The main service at ${baseUrl} is unreachable.`, { cause });
-  const tooSlow = (cause: unknown, ms: number) =>
-    new UpstreamTimeout(`The main service at ${baseUrl} did not answer within ${ms} ms.`, { cause });
+  const unreachable = (cause: unknown) => new UpstreamFailed(`The main service at ${baseUrl} is unreachable.`, { cause });
+  const tooSlow = (cause: unknown, ms: number) => new UpstreamTimeout(`The main service at ${baseUrl} did not answer within ${ms} ms.`, { cause });
 
   async function get(path: string, query = '', deadlineMs: number, requestId?: string): Promise<MainResponse> {
     const signal = AbortSignal.timeout(deadlineMs);
@@ -95,9 +93,5 @@ export function createMainClient(baseUrl: string, timeoutMs: number, options: Ma
 
 function isTimeout(error: unknown, signal: AbortSignal): boolean {
   if (signal.aborted) return true;
-  return (
-    error instanceof undiciErrors.HeadersTimeoutError ||
-    error instanceof undiciErrors.BodyTimeoutError ||
-    (error as { name?: string } | null)?.name === 'TimeoutError'
-  );
+  return error instanceof undiciErrors.HeadersTimeoutError || error instanceof undiciErrors.BodyTimeoutError || (error as { name?: string } | null)?.name === 'TimeoutError';
 }

@@ -184,7 +184,10 @@ function trustProxy(env: Env, name: string): boolean | number | string[] {
   if (raw === undefined || ['false', '0', 'no', 'off'].includes(raw.toLowerCase())) return false;
   if (['true', 'yes', 'on'].includes(raw.toLowerCase())) return true;
   if (/^\d+$/.test(raw)) return Number(raw);
-  const list = raw.split(',').map((part) => part.trim()).filter((part) => part !== '');
+  const list = raw
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
   for (const entry of list) {
     if (!/^[0-9a-fA-F.:]+(?:\/\d{1,3})?$/.test(entry)) throw new ConfigError(`${name} must be true, false, a hop count or a list of addresses/CIDRs, got "${raw}"`);
   }
@@ -220,7 +223,10 @@ export function loadConfig(env: Env = process.env): Config {
     auth: {
       apiKey: str(env, 'API_KEY'),
       apiKeyReads: bool(env, 'API_KEY_READS', false),
-      corsOrigins: (str(env, 'CORS_ORIGINS') ?? '').split(',').map((o) => o.trim()).filter((o) => o !== ''),
+      corsOrigins: (str(env, 'CORS_ORIGINS') ?? '')
+        .split(',')
+        .map((o) => o.trim())
+        .filter((o) => o !== ''),
       // Off unless configured: a self-hosted service's owner must never meet a 429 from their own scripts.
       rateLimitScrapePerMinute: int(env, 'RATE_LIMIT_SCRAPE_PER_MINUTE', 0, 0, 1_000_000),
       rateLimitWritesPerMinute: int(env, 'RATE_LIMIT_WRITES_PER_MINUTE', 0, 0, 10_000_000),

@@ -46,18 +46,30 @@ export const SETTINGS: readonly Setting[] = [
     meaning:
       'when set, every write needs `Authorization: Bearer <key>` or `X-API-Key: <key>` (401 otherwise), and so do the operational reads (scrape logs, metrics, jobs, schedules, webhooks); product reads stay open (see `API_KEY_READS`)',
   },
-  { name: 'API_KEY_READS', group: 'auth', everyday: false, default: 'false', meaning: 'with `API_KEY`: `true` makes every read need the key too, except `/`, `/health`, the docs and the dashboard\'s files' },
+  {
+    name: 'API_KEY_READS',
+    group: 'auth',
+    everyday: false,
+    default: 'false',
+    meaning: "with `API_KEY`: `true` makes every read need the key too, except `/`, `/health`, the docs and the dashboard's files",
+  },
   { name: 'CORS_ORIGINS', group: 'auth', everyday: false, default: 'unset', meaning: 'comma-separated origins allowed by CORS, or `*`; unset: no CORS headers' },
   {
     name: 'RATE_LIMIT_SCRAPE_PER_MINUTE',
     group: 'auth',
     everyday: false,
     default: '0 (off)',
-    meaning: '`POST /scrape` and `POST /scrape/explain` requests per minute per client (429 beyond); off by default, so the owner\'s own scripts never meet a 429',
+    meaning: "`POST /scrape` and `POST /scrape/explain` requests per minute per client (429 beyond); off by default, so the owner's own scripts never meet a 429",
   },
   { name: 'RATE_LIMIT_WRITES_PER_MINUTE', group: 'auth', everyday: false, default: '0 (off)', meaning: 'each other write route, per minute per client; off by default' },
 
-  { name: 'DATABASE_URL', group: 'database', everyday: true, default: 'unset', meaning: '`postgres://…`: use that PostgreSQL server. Unset: embedded PostgreSQL (PGlite) in `DATA_DIR`' },
+  {
+    name: 'DATABASE_URL',
+    group: 'database',
+    everyday: true,
+    default: 'unset',
+    meaning: '`postgres://…`: use that PostgreSQL server. Unset: embedded PostgreSQL (PGlite) in `DATA_DIR`',
+  },
   { name: 'DATA_DIR', group: 'database', everyday: true, default: './data', meaning: 'embedded database files (locked: one process at a time)' },
   {
     name: 'MONGODB_URL',
@@ -65,14 +77,14 @@ export const SETTINGS: readonly Setting[] = [
     everyday: true,
     default: 'unset',
     meaning:
-      '`mongodb://…` or `mongodb+srv://…` (several hosts and replica sets too, read by the driver\'s own parser): scrape logs go to MongoDB. Unset: a JSONB table of the relational database',
+      "`mongodb://…` or `mongodb+srv://…` (several hosts and replica sets too, read by the driver's own parser): scrape logs go to MongoDB. Unset: a JSONB table of the relational database",
   },
   {
     name: 'PGLITE_SHARED_BUFFERS_MB',
     group: 'database',
     everyday: false,
     default: 'auto',
-    meaning: 'PGlite\'s buffer pool in MB (8-1024); `auto`: a quarter of the data directory\'s relation files at start, from 8 to 256',
+    meaning: "PGlite's buffer pool in MB (8-1024); `auto`: a quarter of the data directory's relation files at start, from 8 to 256",
   },
   {
     name: 'PGLITE_WASM_TIER_UP',
@@ -80,10 +92,16 @@ export const SETTINGS: readonly Setting[] = [
     everyday: false,
     default: 'auto',
     meaning:
-      '`true`: V8 may compile PGlite\'s hot WebAssembly with its optimizing compiler; `false`: baseline compiler only; `auto`: optimizing only for a store of 256 MB of relation files or more',
+      "`true`: V8 may compile PGlite's hot WebAssembly with its optimizing compiler; `false`: baseline compiler only; `auto`: optimizing only for a store of 256 MB of relation files or more",
   },
 
-  { name: 'DEMO_SITE_URL', group: 'scrape', everyday: true, default: 'https://books.toscrape.com/', meaning: 'the practice book-listing site of the demo scraper (trusted: operator-configured)' },
+  {
+    name: 'DEMO_SITE_URL',
+    group: 'scrape',
+    everyday: true,
+    default: 'https://books.toscrape.com/',
+    meaning: 'the practice book-listing site of the demo scraper (trusted: operator-configured)',
+  },
   {
     name: 'SCRAPE_ALLOW_PRIVATE_NETWORKS',
     group: 'scrape',
@@ -120,9 +138,15 @@ export const SETTINGS: readonly Setting[] = [
     meaning: 'headless browser for dynamic mode (`/usr/bin/chromium`, `chromium-browser`, `google-chrome`, then `PATH`)',
   },
 
-  { name: 'WORKERS', group: 'jobs', everyday: true, default: '1', meaning: '`0`: the main service serves the API only and runs no jobs (run `npm run start:worker` processes instead)' },
+  {
+    name: 'WORKERS',
+    group: 'jobs',
+    everyday: true,
+    default: '1',
+    meaning: '`0`: the main service serves the API only and runs no jobs (run `npm run start:worker` processes instead)',
+  },
   { name: 'WORKER_CONCURRENCY', group: 'jobs', everyday: false, default: '8', meaning: 'jobs and crawl pages one worker process works on at once' },
-  { name: 'JOBS_SCHEMA', group: 'jobs', everyday: false, default: 'pgboss', meaning: 'PostgreSQL schema of the job queue\'s own tables' },
+  { name: 'JOBS_SCHEMA', group: 'jobs', everyday: false, default: 'pgboss', meaning: "PostgreSQL schema of the job queue's own tables" },
 
   {
     name: 'GONE_AFTER_RUNS',
@@ -139,9 +163,15 @@ export const SETTINGS: readonly Setting[] = [
     meaning:
       'comma-separated delays (ms) before each retry of a failed webhook delivery, after the immediate first attempt; the default is the Standard Webhooks schedule (about a day); after the last the webhook is disabled',
   },
-  { name: 'WEBHOOK_TIMEOUT_MS', group: 'tracking', everyday: false, default: '10000', meaning: 'how long one delivery waits for the receiver\'s answer' },
+  { name: 'WEBHOOK_TIMEOUT_MS', group: 'tracking', everyday: false, default: '10000', meaning: "how long one delivery waits for the receiver's answer" },
 
-  { name: 'EXTERNAL_POSTS_URL', group: 'posts', everyday: false, default: 'https://jsonplaceholder.typicode.com/posts', meaning: 'the placeholder posts API (trusted: operator-configured)' },
+  {
+    name: 'EXTERNAL_POSTS_URL',
+    group: 'posts',
+    everyday: false,
+    default: 'https://jsonplaceholder.typicode.com/posts',
+    meaning: 'the placeholder posts API (trusted: operator-configured)',
+  },
   { name: 'EXTERNAL_POSTS_TIMEOUT_MS', group: 'posts', everyday: false, default: '10000', meaning: 'timeout of a posts upstream request' },
   { name: 'EXTERNAL_POSTS_CACHE_TTL_MS', group: 'posts', everyday: false, default: '60000', meaning: 'how long a posts answer is served from memory' },
 

@@ -332,13 +332,12 @@ export interface DatabaseSettings {
 }
 
 /** DATABASE_URL set: that PostgreSQL server; unset: PGlite files under DATA_DIR. */
-export async function openDatabase(
-  settings: DatabaseSettings,
-  options: PostgresOptions = {},
-): Promise<Database> {
+export async function openDatabase(settings: DatabaseSettings, options: PostgresOptions = {}): Promise<Database> {
   if (settings.url !== undefined) return createPostgresDatabase(settings.url, options);
   return createPgliteDatabase(settings.dataDir, {
-    ...(settings.templateMaker === undefined ? {} : { template: { maker: settings.templateMaker, ...(settings.queueSchema === undefined ? {} : { queueSchema: settings.queueSchema }) } }),
+    ...(settings.templateMaker === undefined
+      ? {}
+      : { template: { maker: settings.templateMaker, ...(settings.queueSchema === undefined ? {} : { queueSchema: settings.queueSchema }) } }),
     ...(settings.pgliteSharedBuffersMb === undefined ? {} : { sharedBuffersMb: settings.pgliteSharedBuffersMb }),
     ...(settings.pgliteWasmTierUp === undefined ? {} : { wasmTierUp: settings.pgliteWasmTierUp }),
   });

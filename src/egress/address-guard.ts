@@ -182,9 +182,7 @@ export function createGuardedLookup(options: GuardedLookupOptions): LookupFuncti
     resolveAllowed(normaliseHost(hostname), options.allowPrivate, isBlocked, resolve).then(
       (addresses) => {
         const wanted = lookupOptions.family === 'IPv4' ? 4 : lookupOptions.family === 'IPv6' ? 6 : (lookupOptions.family ?? 0);
-        const answers = addresses
-          .map((address) => ({ address, family: isIP(address) }))
-          .filter((answer) => wanted === 0 || answer.family === wanted);
+        const answers = addresses.map((address) => ({ address, family: isIP(address) })).filter((answer) => wanted === 0 || answer.family === wanted);
         const first = answers[0];
         if (first === undefined) {
           callback(Object.assign(new Error(`Host ${hostname} has no IPv${wanted} address.`), { code: 'ENOTFOUND' }), '');

@@ -17,12 +17,7 @@ const PRESCAN_BYTES = 4096;
  * so the cap counts what a page decompresses to and a gzip bomb stops there. With `sniff`, a body that
  * does not start like markup is rejected after its first bytes instead of being downloaded whole.
  */
-export async function readBody(
-  response: Dispatcher.ResponseData,
-  limit: number,
-  label: string,
-  options: { truncate?: boolean; sniff?: boolean } = {},
-): Promise<Buffer> {
+export async function readBody(response: Dispatcher.ResponseData, limit: number, label: string, options: { truncate?: boolean; sniff?: boolean } = {}): Promise<Buffer> {
   const body = response.body as Readable;
   const encoding = firstHeader(response.headers['content-encoding'])?.trim().toLowerCase();
   // The interceptor removes the header of what it decoded; one still here is one it does not know.

@@ -39,8 +39,7 @@ export async function startGuardProxy(options: GuardProxyOptions): Promise<Guard
     return origin === undefined ? undefined : authorityOf(origin);
   };
   // The operator vouches for their own site, which may well live on a private address.
-  const lookupFor = (authority: string | undefined): net.LookupFunction | undefined =>
-    authority !== undefined && authority === trustedAuthority() ? undefined : options.lookup;
+  const lookupFor = (authority: string | undefined): net.LookupFunction | undefined => (authority !== undefined && authority === trustedAuthority() ? undefined : options.lookup);
   const refusedUrls = new Set<string>();
   const refusedAuthorities = new Set<string>();
   const failures = new Map<string, string>();
@@ -71,15 +70,11 @@ export async function startGuardProxy(options: GuardProxyOptions): Promise<Guard
         res.writeHead(403, { 'content-type': 'text/plain' }).end('blocked by the scraper');
         return;
       }
-      const upstream = http.request(
-        target,
-        { method: req.method, headers: withoutHopByHop(req.rawHeaders), agent, lookup: lookupFor(authorityOf(target)) },
-        (answer) => {
-          res.writeHead(answer.statusCode ?? 502, answer.statusMessage, withoutHopByHop(answer.rawHeaders));
-          answer.pipe(res);
-          answer.on('error', () => res.destroy());
-        },
-      );
+      const upstream = http.request(target, { method: req.method, headers: withoutHopByHop(req.rawHeaders), agent, lookup: lookupFor(authorityOf(target)) }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.statusMessage, withoutHopByHop(answer.rawHeaders));
+        answer.pipe(res);
+        answer.on('error', () => res.destroy());
+      });
       upstream.on('error', (error) => {
         if (res.headersSent) {
           res.destroy();

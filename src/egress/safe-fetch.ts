@@ -45,14 +45,9 @@ interface Hop {
 export function createSafeFetcher(settings: SafeFetchSettings, options: SafeFetcherOptions = {}): PageFetcher {
   const allowPrivate = settings.allowPrivateNetworks;
   const isBlocked = options.isBlocked ?? isBlockedAddress;
-  const now = options.now ?? Date.now;
-  const robotsTtlMs = options.robotsTtlMs ?? 3_600_000;
-  const robotsCacheSize = options.robotsCacheSize ?? 500;
   const guardedAgent = createGuardedAgent({ allowPrivate, isBlocked, resolve: options.resolve, connectTimeoutMs: settings.timeoutMs });
   // Trusted (operator) URLs get their own agent so a pooled connection never crosses the trust line.
-  const trustedAgent = allowPrivate
-    ? guardedAgent
-    : createGuardedAgent({ allowPrivate: true, resolve: options.resolve, connectTimeoutMs: settings.timeoutMs });
+  const trustedAgent = allowPrivate ? guardedAgent : createGuardedAgent({ allowPrivate: true, resolve: options.resolve, connectTimeoutMs: settings.timeoutMs });
   // undici decodes gzip, deflate and br as we read, with backpressure, so readBody's cap counts the
   // decompressed bytes and stops a gzip bomb there.
   const guarded = guardedAgent.compose(interceptors.decompress());
@@ -155,10 +150,7 @@ export function createSafeFetcher(settings: SafeFetchSettings, options: SafeFetc
     const label = withoutCredentials(start).href;
     const timeoutMs = fetchOptions.timeoutMs ?? settings.timeoutMs;
     const deadline = new AbortController();
-    const timer = setTimeout(
-      () => deadline.abort(new UpstreamTimeout(`${label} did not answer within ${timeoutMs} ms.`)),
-      timeoutMs,
-    );
+    const timer = setTimeout(() => deadline.abort(new UpstreamTimeout(`${label} did not answer within ${timeoutMs} ms.`)), timeoutMs);
     const signal = fetchOptions.signal === undefined ? deadline.signal : AbortSignal.any([deadline.signal, fetchOptions.signal]);
     try {
       const hop = await open(start, trust, signal, true, fetchOptions.trace);

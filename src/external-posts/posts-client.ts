@@ -197,11 +197,7 @@ function single(value: string | string[] | undefined): string | undefined {
 }
 
 function isUndiciTimeout(error: unknown): boolean {
-  return (
-    error instanceof undiciErrors.HeadersTimeoutError ||
-    error instanceof undiciErrors.BodyTimeoutError ||
-    error instanceof undiciErrors.ConnectTimeoutError
-  );
+  return error instanceof undiciErrors.HeadersTimeoutError || error instanceof undiciErrors.BodyTimeoutError || error instanceof undiciErrors.ConnectTimeoutError;
 }
 
 function describe(error: unknown): string {

@@ -27,7 +27,7 @@ const count = (description: string) => Type.Integer({ minimum: 0, maximum: 2_147
 export const PostsQuery = Type.Object(
   {
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'At most this many posts (sent upstream as `_limit`; wins over `_limit`)' })),
-    userId: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'Only this author\'s posts' })),
+    userId: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: "Only this author's posts" })),
     _limit: Type.Optional(count('JSONPlaceholder paging: page size')),
     _page: Type.Optional(count('JSONPlaceholder paging: page number (with `_limit`)')),
     _start: Type.Optional(count('JSONPlaceholder slicing: first index')),
@@ -61,7 +61,7 @@ export function postsRoutes(app: App, posts: PostsClient, options: PostsRoutesOp
         tags: ['external'],
         summary: 'Posts from the placeholder posts API (cached)',
         description:
-          'The upstream JSON array, filtered by `userId` and cut to `limit`; JSONPlaceholder\'s own `_page`, ' +
+          "The upstream JSON array, filtered by `userId` and cut to `limit`; JSONPlaceholder's own `_page`, " +
           '`_limit`, `_start`, `_end` pass through, and so do its `X-Total-Count` and `Link` headers. Answers ' +
           'are cached in memory for a short time: `X-Cache` says HIT, MISS or STALE. When the upstream fails ' +
           'and an earlier copy exists, that copy is served with `X-Cache: STALE`, `Age` and a ' +

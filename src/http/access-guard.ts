@@ -92,10 +92,7 @@ export async function guardAccess(app: App, options: AccessGuardOptions): Promis
     await app.register(rateLimit, {
       global: false,
       errorResponseBuilder: (_request, context) =>
-        new TooManyRequests(
-          `Rate limit of ${context.max} requests per minute exceeded; retry in ${context.after}.`,
-          Math.max(1, Math.ceil(context.ttl / 1000)),
-        ),
+        new TooManyRequests(`Rate limit of ${context.max} requests per minute exceeded; retry in ${context.after}.`, Math.max(1, Math.ceil(context.ttl / 1000))),
     });
   }
 }

@@ -1,15 +1,6 @@
 // The Fastify setup both services share: logging, limits, validation, problem errors and API docs.
 import { randomUUID } from 'node:crypto';
-import Fastify, {
-  LogController,
-  type FastifyBaseLogger,
-  type FastifyReply,
-  type FastifyRequest,
-  type FastifyInstance,
-  type RawReplyDefaultExpression,
-  type RawRequestDefaultExpression,
-  type RawServerDefault,
-} from 'fastify';
+import Fastify, { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -155,9 +146,7 @@ export async function createBaseApp(options: BaseAppOptions): Promise<App> {
   // and are coerced. Unknown body fields are errors, not silently dropped.
   const bodyAjv = validatorFor({ coerceTypes: false, removeAdditional: false, useDefaults: true });
   const textAjv = validatorFor({ coerceTypes: 'array', removeAdditional: false, useDefaults: true });
-  app.setValidatorCompiler(({ schema, httpPart }) =>
-    (httpPart === 'body' ? bodyAjv : textAjv).compile(schema) as ReturnType<Ajv['compile']>,
-  );
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : textAjv).compile(schema) as ReturnType<Ajv['compile']>);
 
   // Callback-style hooks: no promise per request on the hot path.
   app.addHook('onRequest', (request, reply, done) => {

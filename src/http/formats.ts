@@ -16,7 +16,12 @@ export function exportFormat(request: FastifyRequest): ExportFormat {
     .split(',')
     .map((part, index) => {
       const [type = '', ...params] = part.trim().split(';');
-      const q = Number(params.map((p) => p.trim()).find((p) => p.startsWith('q='))?.slice(2) ?? '1');
+      const q = Number(
+        params
+          .map((p) => p.trim())
+          .find((p) => p.startsWith('q='))
+          ?.slice(2) ?? '1',
+      );
       return { type: type.trim(), q: Number.isFinite(q) ? q : 0, index };
     })
     .filter((entry) => entry.q > 0)

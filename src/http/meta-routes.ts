@@ -43,11 +43,12 @@ export const Welcome = Type.Object({
 });
 
 export function welcomeRoute(app: App, info: { name: string; version: string; description: string; dashboard?: string }, endpoints: Endpoint[]): void {
-  app.get(
-    '/',
-    { schema: { tags: ['meta'], summary: 'Welcome: links to the docs and the list of endpoints', response: { 200: Welcome } } },
-    async () => ({ ...info, docs: '/docs', openapi: '/openapi.json', endpoints }),
-  );
+  app.get('/', { schema: { tags: ['meta'], summary: 'Welcome: links to the docs and the list of endpoints', response: { 200: Welcome } } }, async () => ({
+    ...info,
+    docs: '/docs',
+    openapi: '/openapi.json',
+    endpoints,
+  }));
 }
 
 export interface CheckResult {

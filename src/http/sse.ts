@@ -14,11 +14,7 @@ const KEEPALIVE_MS = 15_000;
  * Streams `source(signal)` to the client as text/event-stream. The signal aborts when the client
  * disconnects, so a source that waits (polls, listens) stops at once and costs nothing more.
  */
-export async function sendEvents(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  source: (signal: AbortSignal) => AsyncIterable<ServerEvent>,
-): Promise<void> {
+export async function sendEvents(request: FastifyRequest, reply: FastifyReply, source: (signal: AbortSignal) => AsyncIterable<ServerEvent>): Promise<void> {
   const gone = new AbortController();
   const raw = reply.raw;
   request.raw.on('close', () => gone.abort());

@@ -10,13 +10,7 @@ import type { FrontierPage } from './job-store.js';
  * sweep after a crash) write the same id: the second insert is refused by the store and found to be
  * there already, which is success.
  */
-export async function writeCrawlLog(
-  logs: LogStore,
-  job: Job,
-  pages: readonly FrontierPage[],
-  status: 'succeeded' | 'failed' | 'cancelled',
-  error: Job['error'],
-): Promise<void> {
+export async function writeCrawlLog(logs: LogStore, job: Job, pages: readonly FrontierPage[], status: 'succeeded' | 'failed' | 'cancelled', error: Job['error']): Promise<void> {
   if ((await logs.get(job.id)) !== undefined) return;
   const done = pages.filter((p) => p.status === 'done');
   const finished = new Date();

@@ -21,8 +21,7 @@ export function crawlPolicy(startUrl: string, options: CrawlOptions): CrawlPolic
   const startHost = start.hostname.toLowerCase();
   // The registrable domain ("example.co.uk" for "shop.example.co.uk"), from the public suffix list.
   const startDomain = getDomain(startHost) ?? startHost;
-  const glob = (patterns: readonly string[] | undefined) =>
-    patterns === undefined || patterns.length === 0 ? null : picomatch(patterns as string[], { dot: true });
+  const glob = (patterns: readonly string[] | undefined) => (patterns === undefined || patterns.length === 0 ? null : picomatch(patterns as string[], { dot: true }));
   const include = glob(options.include);
   const exclude = glob(options.exclude);
   return {

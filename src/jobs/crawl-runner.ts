@@ -52,7 +52,11 @@ export function createCrawlRunner(deps: CrawlRunnerDeps): CrawlRunner {
   const { jobs } = deps;
 
   const enqueuePages = (jobId: string, entries: readonly FrontierEntry[], tx: Parameters<JobStore['lock']>[1]) =>
-    deps.queue.enqueue<QueuedPage>(JOB_QUEUES.page, entries.map((e) => ({ id: e.id, data: { id: e.id, job_id: jobId, url: e.url, depth: e.depth } })), { tx });
+    deps.queue.enqueue<QueuedPage>(
+      JOB_QUEUES.page,
+      entries.map((e) => ({ id: e.id, data: { id: e.id, job_id: jobId, url: e.url, depth: e.depth } })),
+      { tx },
+    );
 
   const finishIfDone = async (jobId: string): Promise<void> => {
     if ((await jobs.pendingCount(jobId)) > 0) return;
@@ -153,7 +157,11 @@ export function createCrawlRunner(deps: CrawlRunnerDeps): CrawlRunner {
           // The job row's lock orders this page against a cancel and against the crawl's other pages.
           const locked = await jobs.lock(job.id, tx);
           if (locked === undefined || FINAL_STATUSES.has(locked.status)) return [];
-          const settled = await jobs.settlePage(page.id, { status: 'done', pageType: processed.page_type, products: processed.items.length, items: raw, durationMs: elapsed() }, tx);
+          const settled = await jobs.settlePage(
+            page.id,
+            { status: 'done', pageType: processed.page_type, products: processed.items.length, items: raw, durationMs: elapsed() },
+            tx,
+          );
           if (!settled) return [];
           const stored = await storePages(deps.recorder, [processed], crawlRun(job), tx);
           // Every frontier row is counted in pages_discovered, so the locked row says how much room is left.

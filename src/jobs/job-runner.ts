@@ -119,7 +119,13 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
         for (const [pageId, state] of states) {
           if (state !== 'failed' && state !== 'cancelled' && state !== 'completed') continue;
           await deps.db.transaction(async (tx) => {
-            if (await jobs.settlePage(pageId, { status: 'failed', error: { type: WORKER_LOST, status: 503, detail: 'The worker fetching this page stopped and its retries ran out.' } }, tx)) {
+            if (
+              await jobs.settlePage(
+                pageId,
+                { status: 'failed', error: { type: WORKER_LOST, status: 503, detail: 'The worker fetching this page stopped and its retries ran out.' } },
+                tx,
+              )
+            ) {
               await jobs.addProgress(job.id, { pagesFailed: 1 }, tx);
             }
           });

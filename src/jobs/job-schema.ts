@@ -11,7 +11,7 @@ export const CrawlOptions = Type.Object(
       Type.Union([Type.Literal('same-host'), Type.Literal('same-domain'), Type.Literal('listed')], {
         default: 'same-host',
         description:
-          'Which links to follow: same-host (the start URL\'s host), same-domain (its registrable domain and subdomains), ' +
+          "Which links to follow: same-host (the start URL's host), same-domain (its registrable domain and subdomains), " +
           'listed (no links: only the start URL and the pages the sitemap lists)',
       }),
     ),

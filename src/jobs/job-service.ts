@@ -59,8 +59,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
   const check = (request: JobRequest, at = '/body'): void => checkScrapeRequest(request, deps.allowPrivateNetworks, at);
 
   /** The queue's calendar expression: a cron as given, "every N minutes" as a recurrence rule. */
-  const expressionOf = (fields: Pick<ScheduleFields, 'cron' | 'every_minutes'>): string =>
-    fields.cron ?? `FREQ=MINUTELY;INTERVAL=${fields.every_minutes}`;
+  const expressionOf = (fields: Pick<ScheduleFields, 'cron' | 'every_minutes'>): string => fields.cron ?? `FREQ=MINUTELY;INTERVAL=${fields.every_minutes}`;
 
   const withNextRun = (stored: StoredSchedule): Schedule => {
     let next: Date | null = null;
@@ -166,9 +165,11 @@ export function createJobService(deps: JobServiceDeps): JobService {
       if (current === undefined) throw new NotFound(`Schedule ${id} does not exist.`);
       // Giving one calendar form replaces the other.
       const calendar =
-        patch.cron !== undefined ? { cron: patch.cron, every_minutes: null }
-        : patch.every_minutes !== undefined ? { cron: null, every_minutes: patch.every_minutes }
-        : { cron: current.cron, every_minutes: current.every_minutes };
+        patch.cron !== undefined
+          ? { cron: patch.cron, every_minutes: null }
+          : patch.every_minutes !== undefined
+            ? { cron: null, every_minutes: patch.every_minutes }
+            : { cron: current.cron, every_minutes: current.every_minutes };
       const fields: ScheduleFields = {
         name: patch.name === undefined ? current.name : patch.name,
         ...calendar,

@@ -222,10 +222,7 @@ export function createJobStore(db: Database): JobStore {
     },
 
     async quietRunning(seconds) {
-      const rows = await db.query<JobRow>(
-        `SELECT ${JOB_COLUMNS} FROM jobs WHERE status IN ('queued', 'running') AND updated_at < now() - make_interval(secs => $1)`,
-        [seconds],
-      );
+      const rows = await db.query<JobRow>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE status IN ('queued', 'running') AND updated_at < now() - make_interval(secs => $1)`, [seconds]);
       return rows.map(toJob);
     },
 
@@ -270,9 +267,6 @@ export function createJobStore(db: Database): JobStore {
     },
 
     pages: (jobId) =>
-      db.query<FrontierPage>(
-        `SELECT url, status, page_type, items, error FROM crawl_frontier WHERE job_id = $1 ORDER BY depth, finished_at NULLS LAST, url_key`,
-        [jobId],
-      ),
+      db.query<FrontierPage>(`SELECT url, status, page_type, items, error FROM crawl_frontier WHERE job_id = $1 ORDER BY depth, finished_at NULLS LAST, url_key`, [jobId]),
   };
 }

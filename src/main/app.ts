@@ -101,9 +101,7 @@ export async function buildMainApp(deps: MainDeps): Promise<App> {
       };
       // The browser is optional (only dynamic mode needs it), so its absence does not degrade health.
       const ok = relational.status === 'up' && document.status === 'up' && jobs.status === 'up';
-      return reply
-        .code(ok ? 200 : 503)
-        .send({ status: ok ? 'ok' : 'degraded', checks: { relational, document, browser, jobs } });
+      return reply.code(ok ? 200 : 503).send({ status: ok ? 'ok' : 'degraded', checks: { relational, document, browser, jobs } });
     },
   );
 

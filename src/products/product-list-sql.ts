@@ -104,9 +104,7 @@ export function relevance(query: ProductListQuery, params: unknown[], lowered: s
  */
 export function searchPageSql(where: Where, sort: Sort, rank: string | undefined, paging: string): string {
   // Inside, the matches stand in for the table, so the ORDER_BY expressions (products.price...) apply.
-  const page = rank === undefined
-    ? `SELECT id FROM matches AS products ORDER BY ${ORDER_BY[sort]}${paging}`
-    : `SELECT id, rank FROM matches ORDER BY rank, id${paging}`;
+  const page = rank === undefined ? `SELECT id FROM matches AS products ORDER BY ${ORDER_BY[sort]}${paging}` : `SELECT id, rank FROM matches ORDER BY rank, id${paging}`;
   const kept = rank === undefined ? 'id, title, price, created_at' : `id, ${rank} AS rank`;
   return `WITH matches AS MATERIALIZED (SELECT ${kept} FROM products ${where.sql}),
       page AS (${page})
@@ -183,7 +181,9 @@ export function pageStatement(query: ProductListQuery): PageStatement {
 }
 
 /** The Product schema's fields, in its order, taken from a page row `p`. */
-const JSON_FIELDS = Object.keys(Product.properties).map((name) => `p.${name}`).join(', ');
+const JSON_FIELDS = Object.keys(Product.properties)
+  .map((name) => `p.${name}`)
+  .join(', ');
 
 /**
  * A page as the JSON array text of the Product schema (its fields in its order, compact), with its

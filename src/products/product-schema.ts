@@ -31,9 +31,7 @@ export const Product = Type.Object(
   {
     id: Type.Integer({ examples: [1] }),
     title: Type.String({ examples: ['A Light in the Attic'] }),
-    price: Nullable(
-      Type.Number({ description: 'Exact decimal. Null only for scraped articles that show no price.', examples: [51.77] }),
-    ),
+    price: Nullable(Type.Number({ description: 'Exact decimal. Null only for scraped articles that show no price.', examples: [51.77] })),
     currency: Nullable(Type.String({ examples: ['GBP'] })),
     description: Nullable(Type.String()),
     source_url: Nullable(Type.String()),
@@ -52,7 +50,10 @@ export type Product = Static<typeof Product>;
 
 const FieldSource = Type.Object(
   {
-    source: Type.String({ description: 'selectors, json-ld, microdata, rdfa, opengraph, meta, books-listing, visible, product-cards, article-list, or api', examples: ['json-ld'] }),
+    source: Type.String({
+      description: 'selectors, json-ld, microdata, rdfa, opengraph, meta, books-listing, visible, product-cards, article-list, or api',
+      examples: ['json-ld'],
+    }),
     locator: Type.String({ description: 'Where on the page: a JSON path, a CSS path, or a meta tag', examples: ['ld+json[0] $.offers.price'] }),
   },
   { additionalProperties: true },
@@ -74,9 +75,7 @@ export const ProductDetail = Type.Object(
     ...Product.properties,
     provenance: Nullable(Provenance),
     last_seen_at: Nullable(Type.String({ format: 'date-time', description: 'When a scrape last saw it; null for products made through the API and never scraped' })),
-    gone_at: Nullable(
-      Type.String({ format: 'date-time', description: 'When it was declared gone (missed GONE_AFTER_RUNS successful runs of its source); null while found' }),
-    ),
+    gone_at: Nullable(Type.String({ format: 'date-time', description: 'When it was declared gone (missed GONE_AFTER_RUNS successful runs of its source); null while found' })),
   },
   { $id: 'ProductDetail' },
 );
@@ -132,7 +131,8 @@ export const ProductListQuery = Type.Object(
         minLength: 1,
         maxLength: 200,
         pattern: NO_NUL,
-        description: 'Case-insensitive text anywhere in the title or description (% and _ are literal). Without `sort`, best matches first: ' +
+        description:
+          'Case-insensitive text anywhere in the title or description (% and _ are literal). Without `sort`, best matches first: ' +
           'title equal to q, then starting with it, then a word of the title starting with it, then holding it anywhere, then only the description; ' +
           'shorter titles first within each, then id',
       }),
@@ -145,9 +145,7 @@ export const ProductListQuery = Type.Object(
       Type.String({ maxLength: 2048, pattern: NO_NUL, description: 'Products found by runs started from this URL (any spelling of it: compared in canonical form)' }),
     ),
     availability: Type.Optional(Availability),
-    changed_since: Type.Optional(
-      Type.String({ format: 'date-time', description: 'Only products whose price, list price or availability changed at or after this time' }),
-    ),
+    changed_since: Type.Optional(Type.String({ format: 'date-time', description: 'Only products whose price, list price or availability changed at or after this time' })),
     price_dropped_since: Type.Optional(
       Type.String({
         format: 'date-time',

@@ -201,12 +201,7 @@ export function createProductStore(db: Database): ProductStore {
             return `$${params.length}`;
           };
           const sortKey = last.sort_key ?? null;
-          const condition =
-            key === undefined
-              ? after('', at(last.id))
-              : sortKey === null && afterNull !== undefined
-                ? afterNull(at(last.id))
-                : after(at(sortKey), at(last.id));
+          const condition = key === undefined ? after('', at(last.id)) : sortKey === null && afterNull !== undefined ? afterNull(at(last.id)) : after(at(sortKey), at(last.id));
           const sql = `${select} ${where.sql === '' ? 'WHERE' : `${where.sql} AND`} ${condition} ORDER BY ${order} LIMIT ${at(batchSize)}`;
           const rows = await db.query<Row>(sql, params, planFor(where));
           if (rows.length > 0) yield strip(rows);
@@ -300,20 +295,12 @@ export function createProductStore(db: Database): ProductStore {
  * by id, each batch still held to the filters. That statement also gives the total.
  */
 async function rankedBatches(db: Queryable, where: Where, rank: string, params: unknown[], offset: number, batchSize: number): Promise<ProductBatches> {
-  const [row] = await db.query<{ ids: number[] }>(
-    `SELECT coalesce(array_agg(id ORDER BY ${rank}, id), '{}') AS ids FROM products ${where.sql}`,
-    params,
-    planFor(where),
-  );
+  const [row] = await db.query<{ ids: number[] }>(`SELECT coalesce(array_agg(id ORDER BY ${rank}, id), '{}') AS ids FROM products ${where.sql}`, params, planFor(where));
   const ids = row?.ids ?? [];
   const batch = async (from: number): Promise<Product[]> => {
     const wanted = ids.slice(from, from + batchSize);
     const batchParams = [...where.params, wanted];
-    const rows = await db.query<Product>(
-      `SELECT ${PRODUCT_COLUMNS} FROM products ${where.sql} AND id = ANY($${batchParams.length}::int[])`,
-      batchParams,
-      planFor(where),
-    );
+    const rows = await db.query<Product>(`SELECT ${PRODUCT_COLUMNS} FROM products ${where.sql} AND id = ANY($${batchParams.length}::int[])`, batchParams, planFor(where));
     const position = new Map(wanted.map((id, i) => [id, i]));
     return rows.sort((a, b) => position.get(a.id)! - position.get(b.id)!);
   };

@@ -22,17 +22,21 @@ export function createJsonbLogStore(db: Database): LogStore {
     async insert(document) {
       const log = redactDeep(document);
       // One INSERT: the document is either wholly there or not at all.
-      await db.query(
-        'INSERT INTO scrape_logs (id, started_at, status, source_url, document) VALUES ($1, $2, $3, $4, $5)',
-        [log.id, log.started_at, log.status, log.source_url?.replace(UNSTORABLE, '\ufffd') ?? null, JSON.stringify(log, storable)],
-      );
+      await db.query('INSERT INTO scrape_logs (id, started_at, status, source_url, document) VALUES ($1, $2, $3, $4, $5)', [
+        log.id,
+        log.started_at,
+        log.status,
+        log.source_url?.replace(UNSTORABLE, '\ufffd') ?? null,
+        JSON.stringify(log, storable),
+      ]);
     },
     async finish(id, document) {
       const fields = redactDeep(document);
-      await db.query(
-        `UPDATE scrape_logs SET status = COALESCE($2, status), document = document || $3::jsonb WHERE id = $1`,
-        [id, fields.status ?? null, JSON.stringify(fields, storable)],
-      );
+      await db.query(`UPDATE scrape_logs SET status = COALESCE($2, status), document = document || $3::jsonb WHERE id = $1`, [
+        id,
+        fields.status ?? null,
+        JSON.stringify(fields, storable),
+      ]);
     },
     async interruptRunning(startedBefore, error) {
       const rows = await db.query(

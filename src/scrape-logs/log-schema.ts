@@ -18,15 +18,14 @@ export const RawItem = Type.Object(
     brand: Type.Optional(Nullable(Type.String())),
     image_url: Type.Optional(Nullable(Type.String())),
     page_url: Type.Optional(Type.String()),
-    provenance: Type.Optional(Type.Record(Type.String(), Type.Object({ source: Type.String(), locator: Type.String() }), { description: 'Per field: source of evidence and locator' })),
+    provenance: Type.Optional(
+      Type.Record(Type.String(), Type.Object({ source: Type.String(), locator: Type.String() }), { description: 'Per field: source of evidence and locator' }),
+    ),
   },
   { additionalProperties: true },
 );
 
-export const LogError = Type.Object(
-  { type: Type.String(), status: Type.Integer(), detail: Type.String() },
-  { additionalProperties: true },
-);
+export const LogError = Type.Object({ type: Type.String(), status: Type.Integer(), detail: Type.String() }, { additionalProperties: true });
 
 export const ScrapeLog = Type.Object(
   {
@@ -54,7 +53,7 @@ export const ScrapeLog = Type.Object(
     request: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'The POST /scrape body' })),
     job_id: Type.Optional(Type.String({ description: 'The job this run belongs to, when it ran as a job' })),
     crawl: Type.Optional(Type.Boolean({ description: 'The one log of a whole-site crawl (its id is the job id)' })),
-    failed_pages: Type.Optional(Type.Array(Type.Object({ url: Type.String(), error: Type.Unknown() }), { description: 'A crawl\'s pages that failed, with why' })),
+    failed_pages: Type.Optional(Type.Array(Type.Object({ url: Type.String(), error: Type.Unknown() }), { description: "A crawl's pages that failed, with why" })),
     products_truncated: Type.Optional(Type.Boolean({ description: 'The crawl found more items than a log keeps (5000); counts cover them all' })),
   },
   { $id: 'ScrapeLog', additionalProperties: true },

@@ -44,7 +44,11 @@ export function scrapeRoutes(app: App, scraper: Scraper, metrics: Metrics, async
           '202 with `Location: /jobs/{id}` and the job (see `POST /jobs`).',
         body: ScrapeRequest,
         headers: Type.Object({ prefer: Type.Optional(Type.String({ description: '`respond-async` queues the scrape as a job (RFC 7240)' })) }),
-        response: { 200: ScrapeResult, 202: Type.Object({}, { additionalProperties: true, description: 'The queued job, as GET /jobs/{id} answers it' }), ...problemResponses(400, 413, 415, 422, 502, 503, 504) },
+        response: {
+          200: ScrapeResult,
+          202: Type.Object({}, { additionalProperties: true, description: 'The queued job, as GET /jobs/{id} answers it' }),
+          ...problemResponses(400, 413, 415, 422, 502, 503, 504),
+        },
       },
       preValidation: emptyBodyIsEmptyObject,
     },
@@ -78,7 +82,7 @@ export function scrapeRoutes(app: App, scraper: Scraper, metrics: Metrics, async
         summary: 'Explain what a scrape would do, without storing anything',
         description:
           'Takes the same body as `POST /scrape`, fetches and extracts exactly as a scrape would, and stores nothing ' +
-          '(no products, no log). Answers the whole decision: the address guard\'s verdict and the addresses the host ' +
+          "(no products, no log). Answers the whole decision: the address guard's verdict and the addresses the host " +
           'resolves to, robots.txt verdicts, the redirect chain with statuses, content type, size and charset, timings ' +
           'per phase, the page type and why, every candidate each source of evidence found, and which value was chosen ' +
           'for each field and why. Same errors and limits as `POST /scrape`; a failure carries what was decided before ' +

@@ -197,10 +197,7 @@ export function createScraper(deps: ScraperDeps): Scraper {
     explain: (request) => withSlot(() => explainScrape(deps, request, shutdown.signal)),
     async drain(graceMs) {
       draining = true;
-      const timer = setTimeout(
-        () => shutdown.abort(new ServiceUnavailable('The service is shutting down; the scrape was stopped.', { retryAfterSeconds: 5 })),
-        graceMs,
-      );
+      const timer = setTimeout(() => shutdown.abort(new ServiceUnavailable('The service is shutting down; the scrape was stopped.', { retryAfterSeconds: 5 })), graceMs);
       timer.unref();
       try {
         while (running.size > 0) await Promise.all(running);

@@ -17,12 +17,8 @@ export const ScrapeRequest = Type.Object(
         examples: ['https://books.toscrape.com/'],
       }),
     ),
-    use_selenium: Type.Optional(
-      Type.Boolean({ default: false, description: 'Render the page in headless Chromium (dynamic mode).' }),
-    ),
-    max_pages: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: 100, default: 1, description: 'Follow the page\'s "next" link up to this many pages.' }),
-    ),
+    use_selenium: Type.Optional(Type.Boolean({ default: false, description: 'Render the page in headless Chromium (dynamic mode).' })),
+    max_pages: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 1, description: 'Follow the page\'s "next" link up to this many pages.' })),
     selectors: Type.Optional(
       Type.Object(
         { item: Css, title: Css, price: Css, description: Type.Optional(Css), link: Type.Optional(Css) },
@@ -44,15 +40,14 @@ export const ScrapeMode = Type.Union([Type.Literal('demo'), Type.Literal('static
 export type ScrapeMode = Static<typeof ScrapeMode>;
 
 /** An open object: explain's nested parts are described, not fixed, so they may grow. */
-const Open = (description: string, properties: Record<string, TSchema> = {}) =>
-  Type.Object(properties, { additionalProperties: true, description });
+const Open = (description: string, properties: Record<string, TSchema> = {}) => Type.Object(properties, { additionalProperties: true, description });
 
 /** An article as extracted from a page (not stored): the page's own article, or a listing's entry with `body: null`. */
 export const ExtractedArticleSchema = Type.Object(
   {
     url: Nullable(Type.String({ description: 'Canonical URL' })),
     title: Type.String(),
-    body: Nullable(Type.String({ description: 'Plain text, paragraphs separated by a blank line; null for a listing\'s entry' })),
+    body: Nullable(Type.String({ description: "Plain text, paragraphs separated by a blank line; null for a listing's entry" })),
     body_html: Nullable(Type.String({ description: 'The same content as sanitized HTML (no script, style, event handlers or unsafe URLs)' })),
     description: Nullable(Type.String()),
     authors: Type.Array(Type.String()),
@@ -79,7 +74,12 @@ export const ScrapeResult = Type.Object({
   created: Type.Integer(),
   updated: Type.Integer(),
   duration_ms: Type.Number(),
-  extractor: Nullable(Type.String({ description: "The source of evidence the items' titles came from (json-ld, microdata, rdfa, opengraph, visible, books-listing, product-cards, article-list, selectors)", examples: ['books-listing'] })),
+  extractor: Nullable(
+    Type.String({
+      description: "The source of evidence the items' titles came from (json-ld, microdata, rdfa, opengraph, visible, books-listing, product-cards, article-list, selectors)",
+      examples: ['books-listing'],
+    }),
+  ),
   page_type: Type.Union([Type.Literal('product'), Type.Literal('listing'), Type.Literal('article'), Type.Literal('article-list'), Type.Literal('none')], {
     description: 'What the (first) page was classified as before extracting for it',
   }),
@@ -99,8 +99,18 @@ const ExplainedPage = Type.Object(
     skipped: Type.Array(Open('A source not run for this page, and why')),
     dropped: Type.Array(Open('Candidates found but left out of the result, and why')),
     items: Type.Array(Open('Per item: for each field the chosen value, its source and locator, why, and what other sources offered')),
-    article_candidates: Type.Optional(Open('Every article candidate each source found (structured data, Open Graph and article:* tags, meta and Dublin Core, the visible page, the body read from the page, a listing\'s entries)')),
-    articles: Type.Optional(Type.Array(Open('Per article: for each field the chosen value, its source and locator, why, and what other sources offered; how the body was found and the page furniture removed first'))),
+    article_candidates: Type.Optional(
+      Open(
+        "Every article candidate each source found (structured data, Open Graph and article:* tags, meta and Dublin Core, the visible page, the body read from the page, a listing's entries)",
+      ),
+    ),
+    articles: Type.Optional(
+      Type.Array(
+        Open(
+          'Per article: for each field the chosen value, its source and locator, why, and what other sources offered; how the body was found and the page furniture removed first',
+        ),
+      ),
+    ),
     timings_ms: Open('Parse and extract time of this page', { parse: Type.Number(), extract: Type.Number() }),
   },
   { additionalProperties: true },

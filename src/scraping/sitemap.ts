@@ -48,7 +48,12 @@ export async function readSitemaps(startUrl: string, fetcher: Pick<PageFetcher, 
     if (seen.has(url)) continue;
     seen.add(url);
     try {
-      const resource = await fetcher.fetchResource(url, { types: SITEMAP_TYPES, trusted: options.trusted, timeoutMs: options.timeoutMs, ...(options.signal ? { signal: options.signal } : {}) });
+      const resource = await fetcher.fetchResource(url, {
+        types: SITEMAP_TYPES,
+        trusted: options.trusted,
+        timeoutMs: options.timeoutMs,
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
       const xml = decode(resource.body, url);
       const doc = parser.parse(xml) as { urlset?: { url?: Array<{ loc?: unknown }> }; sitemapindex?: { sitemap?: Array<{ loc?: unknown }> } };
       const pages = (doc.urlset?.url ?? []).map((entry) => absolute(entry.loc, url)).filter((u): u is string => u !== null);

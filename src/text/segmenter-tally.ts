@@ -86,9 +86,19 @@ function forEachSegment(segmenter: Intl.Segmenter, text: string, start: number, 
 // Mn/Me, Grapheme_Extend). Each attaches to the character before it, unless that is a control
 // (GB4/GB9), and none is a virama, so unlike Indic marks they never glue two letters together.
 const SIMPLE_MARK_RANGES: ReadonlyArray<readonly [number, number]> = [
-  [0x0300, 0x036f], [0x0483, 0x0489], [0x0591, 0x05bd], [0x05bf, 0x05bf], [0x05c1, 0x05c2],
-  [0x05c4, 0x05c5], [0x05c7, 0x05c7], [0x064b, 0x065f], [0x0670, 0x0670], [0x1ab0, 0x1ace],
-  [0x1dc0, 0x1dff], [0x20d0, 0x20f0], [0xfe20, 0xfe2f],
+  [0x0300, 0x036f],
+  [0x0483, 0x0489],
+  [0x0591, 0x05bd],
+  [0x05bf, 0x05bf],
+  [0x05c1, 0x05c2],
+  [0x05c4, 0x05c5],
+  [0x05c7, 0x05c7],
+  [0x064b, 0x065f],
+  [0x0670, 0x0670],
+  [0x1ab0, 0x1ace],
+  [0x1dc0, 0x1dff],
+  [0x20d0, 0x20f0],
+  [0xfe20, 0xfe2f],
 ];
 const MARK = SIMPLE_MARK_RANGES.map(([a, b]) => `\\u{${a.toString(16)}}-\\u{${b.toString(16)}}`).join('');
 
@@ -174,8 +184,7 @@ function countPlain(text: string, from: number, to: number, tally: GraphemeTally
 function isWhitespaceCode(c: number): boolean {
   if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
   if (c < 0xa0) return false;
-  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 ||
-    c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
 }
 
 /** Start of the plain grapheme before index i (its base, not one of its marks; CR of CR LF). */

@@ -15,7 +15,7 @@ try {
     console.log(
       applied.length === 0
         ? `  schema already up to date (version ${current})`
-        : applied.map((m) => `  applied migration ${m.version}: ${m.name}`).join('\n') + `\n  schema now at version ${current}`,
+        : `${applied.map((m) => `  applied migration ${m.version}: ${m.name}`).join('\n')}\n  schema now at version ${current}`,
     );
     console.log(`Log store: ${context.logs.backend}\n  ${logInit}`);
     // The queue creates or migrates its own schema when it starts.

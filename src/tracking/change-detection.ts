@@ -44,13 +44,7 @@ export function detectChanges(before: Snapshot | null, seen: Snapshot): ChangeEv
 
 /** Whether a sighting changes the product's history (a new observation), not just its last-seen time. */
 export function isChange(before: Snapshot | null, seen: Snapshot): boolean {
-  return (
-    before === null ||
-    before.price !== seen.price ||
-    before.currency !== seen.currency ||
-    before.list_price !== seen.list_price ||
-    before.availability !== seen.availability
-  );
+  return before === null || before.price !== seen.price || before.currency !== seen.currency || before.list_price !== seen.list_price || before.availability !== seen.availability;
 }
 
 function round(value: number, digits: number): number {

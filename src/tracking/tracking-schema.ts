@@ -81,7 +81,9 @@ const TypeList = Type.String({
 const EventFilters = {
   type: Type.Optional(TypeList),
   product_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647 })),
-  source: Type.Optional(Type.String({ maxLength: 2048, pattern: NO_NUL, description: 'The URL a run started from (compared in canonical form: no fragment, no trailing slash, sorted query)' })),
+  source: Type.Optional(
+    Type.String({ maxLength: 2048, pattern: NO_NUL, description: 'The URL a run started from (compared in canonical form: no fragment, no trailing slash, sorted query)' }),
+  ),
 };
 
 export const EventListQuery = Type.Object(
@@ -164,7 +166,9 @@ export const WebhookWithSecret = Type.Object(
   { $id: 'WebhookWithSecret' },
 );
 
-export const WebhookId = Type.Object({ id: Type.String({ pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$', description: 'UUID of the webhook' }) });
+export const WebhookId = Type.Object({
+  id: Type.String({ pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$', description: 'UUID of the webhook' }),
+});
 export const DeliveryPath = Type.Object({
   id: WebhookId.properties.id,
   delivery_id: Type.String({ pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$', description: 'UUID of the delivery attempt' }),

@@ -121,8 +121,7 @@ const FEED_HORIZON = 'pg_snapshot_xmin(pg_current_snapshot())';
  * above it. No such event: the start (after) or the end (before) of the feed.
  */
 function cursorPosition(placeholder: string, side: 'after' | 'before'): string {
-  const [compare, order, [noTx, noId]] =
-    side === 'after' ? ['<=', 'DESC', [`'0'`, '0']] : ['>=', 'ASC', [`'18446744073709551615'`, '9223372036854775807']];
+  const [compare, order, [noTx, noId]] = side === 'after' ? ['<=', 'DESC', [`'0'`, '0']] : ['>=', 'ASC', [`'18446744073709551615'`, '9223372036854775807']];
   const cursor = (column: string) => `(SELECT ${column} FROM events WHERE id ${compare} ${placeholder} ORDER BY id ${order} LIMIT 1)`;
   return `(COALESCE(${cursor('tx')}, ${noTx}::xid8), COALESCE(${cursor('id')}, ${noId}::bigint))`;
 }

@@ -28,7 +28,11 @@ export interface WebhookDeliveries {
 
 export function createWebhookDeliveries(deps: { webhooks: Pick<WebhookStore, 'listening'>; queue: Pick<Queue, 'enqueue'> }): WebhookDeliveries {
   const enqueue = (deliveries: readonly QueuedDelivery[], options: { tx?: Queryable; delayMs?: number } = {}) =>
-    deps.queue.enqueue(DELIVERY_QUEUE, deliveries.map((data) => ({ data })), options);
+    deps.queue.enqueue(
+      DELIVERY_QUEUE,
+      deliveries.map((data) => ({ data })),
+      options,
+    );
   return {
     async fanOut(events, tx) {
       if (events.length === 0) return;

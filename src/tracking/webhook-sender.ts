@@ -79,7 +79,11 @@ export function createWebhookSender(deps: WebhookSenderDeps): WebhookSender {
       const event = await loadEvent(delivery.event_id);
       if (event === undefined) return;
       const { product, data, ...meta } = event;
-      const payload = JSON.stringify({ type: event.type, timestamp: event.created_at, data: { event_id: meta.id, product_id: meta.product_id, source: meta.source, run_id: meta.run_id, ...data, product } });
+      const payload = JSON.stringify({
+        type: event.type,
+        timestamp: event.created_at,
+        data: { event_id: meta.id, product_id: meta.product_id, source: meta.source, run_id: meta.run_id, ...data, product },
+      });
       // The id stays the same for every attempt and redelivery of one event: receivers deduplicate on it.
       const messageId = `evt_${event.id}`;
       const sentAt = new Date();

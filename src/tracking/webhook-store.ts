@@ -80,10 +80,14 @@ export function listeningTo(types: string): string {
 export function createWebhookStore(db: Database): WebhookStore {
   return {
     async create(id, f) {
-      const rows = await db.query<Webhook>(
-        `INSERT INTO webhooks (id, url, url_private, events, secret, filter) VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`,
-        [id, redactUrl(f.url), privateUrl(f.url), f.events, f.secret, f.filter === null ? null : JSON.stringify(f.filter)],
-      );
+      const rows = await db.query<Webhook>(`INSERT INTO webhooks (id, url, url_private, events, secret, filter) VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`, [
+        id,
+        redactUrl(f.url),
+        privateUrl(f.url),
+        f.events,
+        f.secret,
+        f.filter === null ? null : JSON.stringify(f.filter),
+      ]);
       return toWebhook(rows[0]!);
     },
 
@@ -118,10 +122,7 @@ export function createWebhookStore(db: Database): WebhookStore {
         set('enabled', f.enabled);
         if (f.enabled) sets.push('disabled_reason = NULL');
       }
-      const rows = await db.query<Webhook>(
-        `UPDATE webhooks SET ${[...sets, 'updated_at = now()'].join(', ')} WHERE id = $1 RETURNING ${COLUMNS}`,
-        params,
-      );
+      const rows = await db.query<Webhook>(`UPDATE webhooks SET ${[...sets, 'updated_at = now()'].join(', ')} WHERE id = $1 RETURNING ${COLUMNS}`, params);
       return rows[0] === undefined ? undefined : toWebhook(rows[0]);
     },
 
@@ -135,10 +136,7 @@ export function createWebhookStore(db: Database): WebhookStore {
     },
 
     async listening(types, tx) {
-      const rows = await tx.query<Pick<Webhook, 'id' | 'events' | 'filter'>>(
-        `SELECT id, events, filter FROM webhooks WHERE ${listeningTo('$1::text[]')}`,
-        [types],
-      );
+      const rows = await tx.query<Pick<Webhook, 'id' | 'events' | 'filter'>>(`SELECT id, events, filter FROM webhooks WHERE ${listeningTo('$1::text[]')}`, [types]);
       return rows.map((row) => ({ ...row, events: textArray(row.events) }));
     },
 

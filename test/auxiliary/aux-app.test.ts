@@ -9,7 +9,6 @@ import { assertProblem, backends, mainAppOn } from '../helpers.js';
 
 const json = { 'content-type': 'application/json' };
 
-
 /** An aux app relaying to `mainUrl`, closed with its client when the suite ends. */
 async function auxOn(mainUrl: string, closers: Array<() => Promise<void>>, proxyTimeoutMs = 5_000): Promise<{ app: App; main: MainClient }> {
   const main = createMainClient(mainUrl, proxyTimeoutMs);
@@ -131,7 +130,11 @@ describe('POST /process/text', () => {
     test(`${name} -> ${status}`, async () => {
       const res = await app.inject({ method: 'POST', url: '/process/text', ...(request as { payload: string }) });
       const problem = assertProblem(res, status);
-      if (path) assert.ok(problem.errors.some((e: { path: string }) => e.path === path), JSON.stringify(problem.errors));
+      if (path)
+        assert.ok(
+          problem.errors.some((e: { path: string }) => e.path === path),
+          JSON.stringify(problem.errors),
+        );
     });
   }
 });
@@ -155,7 +158,11 @@ describe('the proxy against a real main service', () => {
   });
 
   test('products created through main appear through the proxy, with X-Total-Count and Link', async () => {
-    for (const [title, price] of [['Proxy lamp', 10], ['Proxy desk', 120.5], ['Proxy chair', 45]] as const) {
+    for (const [title, price] of [
+      ['Proxy lamp', 10],
+      ['Proxy desk', 120.5],
+      ['Proxy chair', 45],
+    ] as const) {
       const created = await main.inject({ method: 'POST', url: '/products', payload: { title, price, description: 'proxy-set' } });
       assert.equal(created.statusCode, 201);
     }
@@ -163,19 +170,28 @@ describe('the proxy against a real main service', () => {
     assert.equal(all.statusCode, 200, all.body);
     assert.match(String(all.headers['content-type']), /^application\/json/);
     assert.equal(all.headers['x-total-count'], '3');
-    assert.deepEqual(all.json().map((p: { title: string }) => p.title), ['Proxy lamp', 'Proxy desk', 'Proxy chair']);
-    assert.match(all.body, /"price":120\.5[,}]/, 'the main service\'s JSON, byte for byte');
+    assert.deepEqual(
+      all.json().map((p: { title: string }) => p.title),
+      ['Proxy lamp', 'Proxy desk', 'Proxy chair'],
+    );
+    assert.match(all.body, /"price":120\.5[,}]/, "the main service's JSON, byte for byte");
 
     const page = await aux.inject({ url: '/proxy/products?q=proxy-set&limit=2&sort=-price' });
     assert.equal(page.headers['x-total-count'], '3');
-    assert.deepEqual(page.json().map((p: { title: string }) => p.title), ['Proxy desk', 'Proxy chair']);
+    assert.deepEqual(
+      page.json().map((p: { title: string }) => p.title),
+      ['Proxy desk', 'Proxy chair'],
+    );
     assert.equal(page.headers.link, '</proxy/products?q=proxy-set&limit=2&sort=-price&offset=2>; rel="next"');
     const next = await aux.inject({ url: page.headers.link!.toString().slice(1, page.headers.link!.toString().indexOf('>')) });
-    assert.deepEqual(next.json().map((p: { title: string }) => p.title), ['Proxy lamp']);
+    assert.deepEqual(
+      next.json().map((p: { title: string }) => p.title),
+      ['Proxy lamp'],
+    );
     assert.equal(next.headers.link, '</proxy/products?q=proxy-set&limit=2&sort=-price&offset=0>; rel="prev"');
   });
 
-  test('one product, and the main service\'s 404 and 422, pass through as problem+json', async () => {
+  test("one product, and the main service's 404 and 422, pass through as problem+json", async () => {
     const created = (await main.inject({ method: 'POST', url: '/products', payload: { title: 'Single', price: 3 } })).json();
     const one = await aux.inject({ url: `/proxy/products/${created.id}` });
     assert.equal(one.statusCode, 200);
@@ -192,10 +208,13 @@ describe('the proxy against a real main service', () => {
     await main.inject({ method: 'POST', url: '/products', payload: { title: 'Crème brûlée & co', price: 7 } });
     const res = await aux.inject({ url: '/proxy/products?q=cr%C3%A8me%20br%C3%BBl%C3%A9e%20%26%20co' });
     assert.equal(res.statusCode, 200);
-    assert.deepEqual(res.json().map((p: { title: string }) => p.title), ['Crème brûlée & co']);
+    assert.deepEqual(
+      res.json().map((p: { title: string }) => p.title),
+      ['Crème brûlée & co'],
+    );
   });
 
-  test('external posts: the main service\'s 502 (upstream down) and 422 pass through', async () => {
+  test("external posts: the main service's 502 (upstream down) and 422 pass through", async () => {
     const down = assertProblem(await aux.inject({ url: '/proxy/external-posts?limit=2' }), 502);
     assert.match(down.type, /upstream-failed/);
     const invalid = assertProblem(await aux.inject({ url: '/proxy/external-posts?limit=500' }), 422);
@@ -262,15 +281,17 @@ describe('the proxy when the main service is down or slow', () => {
     const seen: Array<{ url: string; requestId: unknown }> = [];
     const server = createHttpServer((req, res) => {
       seen.push({ url: req.url ?? '', requestId: req.headers['x-request-id'] });
-      res.writeHead(200, {
-        'content-type': 'application/json; charset=utf-8',
-        'x-total-count': '1',
-        'x-cache': 'STALE',
-        age: '42',
-        warning: '110 - "Response is stale"',
-        'set-cookie': 'session=secret',
-        'x-internal': 'no',
-      }).end('[{"id":1}]');
+      res
+        .writeHead(200, {
+          'content-type': 'application/json; charset=utf-8',
+          'x-total-count': '1',
+          'x-cache': 'STALE',
+          age: '42',
+          warning: '110 - "Response is stale"',
+          'set-cookie': 'session=secret',
+          'x-internal': 'no',
+        })
+        .end('[{"id":1}]');
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     closers.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
@@ -318,10 +339,7 @@ describe('auxiliary meta routes', () => {
     assert.equal(welcome.docs, '/docs');
     assert.equal(welcome.openapi, '/openapi.json');
     const listed = welcome.endpoints.map((e: { method: string; path: string }) => `${e.method} ${e.path}`);
-    assert.deepEqual(
-      listed.sort(),
-      ['GET /', 'GET /health', 'GET /proxy/external-posts', 'GET /proxy/products', 'GET /proxy/products/{id}', 'POST /process/text'],
-    );
+    assert.deepEqual(listed.sort(), ['GET /', 'GET /health', 'GET /proxy/external-posts', 'GET /proxy/products', 'GET /proxy/products/{id}', 'POST /process/text']);
   });
 
   test('/openapi.json documents the aux routes with both body types; /docs serves HTML', async () => {

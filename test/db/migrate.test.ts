@@ -47,17 +47,18 @@ describe('migrations on PostgreSQL', { skip: url === undefined ? 'set DATABASE_U
         await gate.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
         const runs = [0, 1, 2].map(() => runInit({ DATABASE_URL: scoped.href, JOBS_SCHEMA: `${schema}_queue`, LOG_LEVEL: 'warn' }));
         await until('all three processes to wait at the gate', async () => {
-          const { rows } = await gate.query<{ n: number }>(
-            `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND objid = $1 AND NOT granted`,
-            [MIGRATION_LOCK],
-          );
+          const { rows } = await gate.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND objid = $1 AND NOT granted`, [MIGRATION_LOCK]);
           return rows[0]!.n === 3;
         });
         await gate.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
         const results = await Promise.all(runs);
         for (const result of results) assert.equal(result.code, 0, result.output);
         const applied = results.flatMap((r) => [...r.output.matchAll(/applied migration (\d+)/g)].map((m) => Number(m[1])));
-        assert.deepEqual(applied.sort((a, b) => a - b), migrations.map((m) => m.version), 'each migration applied by exactly one process');
+        assert.deepEqual(
+          applied.sort((a, b) => a - b),
+          migrations.map((m) => m.version),
+          'each migration applied by exactly one process',
+        );
         const { rows } = await gate.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${schema}.schema_migrations`);
         assert.equal(rows[0]!.n, migrations.length);
       }
@@ -72,11 +73,17 @@ describe('migrations on PostgreSQL', { skip: url === undefined ? 'set DATABASE_U
 test('migration 8 moves URL passwords out of what is served and gives products their canonical keys', async () => {
   const db = await createPgliteDatabase();
   try {
-    await migrate(db, migrations.filter((m) => m.version < 8));
-    await db.query(`INSERT INTO jobs (id, kind, status, source_url, request) VALUES ('00000000-0000-4000-8000-000000000001', 'scrape', 'succeeded', 'https://ann:hunter2@shop.example/list', $1)`, [
-      JSON.stringify({ url: 'https://ann:hunter2@shop.example/list' }),
-    ]);
-    await db.query(`INSERT INTO products (title, price, scrape_key, source_url) VALUES ('Lamp', 1, 'https://Shop.Example:443/p/1/?utm_source=x&b=2&a=1', 'https://ann:hunter2@shop.example/p/1'), ('Kept', 1, 'https://shop.example/p/2', NULL)`);
+    await migrate(
+      db,
+      migrations.filter((m) => m.version < 8),
+    );
+    await db.query(
+      `INSERT INTO jobs (id, kind, status, source_url, request) VALUES ('00000000-0000-4000-8000-000000000001', 'scrape', 'succeeded', 'https://ann:hunter2@shop.example/list', $1)`,
+      [JSON.stringify({ url: 'https://ann:hunter2@shop.example/list' })],
+    );
+    await db.query(
+      `INSERT INTO products (title, price, scrape_key, source_url) VALUES ('Lamp', 1, 'https://Shop.Example:443/p/1/?utm_source=x&b=2&a=1', 'https://ann:hunter2@shop.example/p/1'), ('Kept', 1, 'https://shop.example/p/2', NULL)`,
+    );
     await db.query(`INSERT INTO webhooks (id, url, events, secret) VALUES ('00000000-0000-4000-8000-000000000002', 'https://hook:pw@receiver.example/in', '{*}', 'whsec_x')`);
     await migrate(db);
     const [job] = await db.query<{ source_url: string; request: { url: string }; request_private: { url: string } }>('SELECT source_url, request, request_private FROM jobs');

@@ -174,7 +174,11 @@ async function assertOutcomes(outcomes: Outcome[], db: PostgresDatabase, server:
   }
   // `outages`: for each phase in which the server was gone, the phases in which it was still gone.
   const waitedOut = outcomes.filter((o) => outages[o.sent] !== undefined && !outages[o.sent]!.includes(o.answered));
-  assert.deepEqual(waitedOut.map((o) => `${o.kind} sent ${o.sent}, answered ${o.answered}`), [], 'requests that waited for the server to come back');
+  assert.deepEqual(
+    waitedOut.map((o) => `${o.kind} sent ${o.sent}, answered ${o.answered}`),
+    [],
+    'requests that waited for the server to come back',
+  );
 
   const pool = db.poolStats();
   assert.equal(pool.waiting, 0, `no request waits for a connection at the end: ${JSON.stringify(pool)}`);
@@ -184,15 +188,17 @@ async function assertOutcomes(outcomes: Outcome[], db: PostgresDatabase, server:
   await direct.connect();
   let stored: Map<string, number>;
   try {
-    const { rows } = await direct.query<{ id: number; title: string }>('SELECT id, title FROM products WHERE starts_with(title, $1)', [
-      `${prefix} w`,
-    ]);
+    const { rows } = await direct.query<{ id: number; title: string }>('SELECT id, title FROM products WHERE starts_with(title, $1)', [`${prefix} w`]);
     stored = new Map(rows.map((r) => [r.title, r.id]));
   } finally {
     await direct.end();
   }
   const lost = acknowledged.filter((o) => stored.get(o.title!) !== o.id);
-  assert.deepEqual(lost.map((o) => `${o.id} ${o.title}`), [], 'acknowledged writes missing afterwards');
+  assert.deepEqual(
+    lost.map((o) => `${o.id} ${o.title}`),
+    [],
+    'acknowledged writes missing afterwards',
+  );
 
   const writes = outcomes.filter((o) => o.kind === 'write').length;
   return (
@@ -212,88 +218,80 @@ describe('PostgreSQL restarts and outages', { skip: noPostgresBinaries }, () => 
     await server?.remove();
   });
 
-  test(
-    'under write load, a fast stop and a crash-like stop give 503 problems that never wait for the server, /health follows, ' +
-      'the app recovers by itself and every write answered 201 is in the database',
-    { timeout: 120_000 },
-    async (t) => {
-      const { db, app, idleClientErrors } = await appOn(server, t, { connectionTimeoutMillis: 1_000 });
-      const load = startLoad(app, 'restart-test');
-      /**
-       * Stops the server, checks /health reports it, and keeps it down until every request sent before
-       * has been answered and each writer has met a 503; restarts, checks recovery.
-       */
-      const outage = async (mode: 'fast' | 'immediate') => {
-        load.enter(`${mode} stop`);
-        await server.stop(mode);
-        load.enter(`down after ${mode} stop`);
+  test('under write load, a fast stop and a crash-like stop give 503 problems that never wait for the server, /health follows, ' +
+    'the app recovers by itself and every write answered 201 is in the database', { timeout: 120_000 }, async (t) => {
+    const { db, app, idleClientErrors } = await appOn(server, t, { connectionTimeoutMillis: 1_000 });
+    const load = startLoad(app, 'restart-test');
+    /**
+     * Stops the server, checks /health reports it, and keeps it down until every request sent before
+     * has been answered and each writer has met a 503; restarts, checks recovery.
+     */
+    const outage = async (mode: 'fast' | 'immediate') => {
+      load.enter(`${mode} stop`);
+      await server.stop(mode);
+      load.enter(`down after ${mode} stop`);
+      await assertDegraded(app, server);
+      await load.earlierAnswered();
+      await load.writesReach(503, WRITERS);
+      assert.equal((await app.inject({ method: 'GET', url: '/health' })).statusCode, 503, 'still degraded while stopped');
+      // Still down: whatever was sent while down is answered before the server is back.
+      load.enter(`still down after ${mode} stop`);
+      await load.earlierAnswered();
+      load.enter(`${mode} restart`);
+      await server.start();
+      await assertHealthy(app, server);
+      load.enter(`recovered from ${mode} stop`);
+      await load.writesReach(201, 20);
+    };
+    try {
+      await load.writesReach(201, 20);
+      await assertHealthy(app, server);
+      await outage('fast');
+      await outage('immediate');
+    } finally {
+      await load.stop();
+    }
+
+    for (const mode of ['fast', 'immediate']) {
+      const p = `down after ${mode} stop`;
+      assert.ok(load.writesAnswered(p, 503).length > 0, `writes sent while ${p} were answered 503`);
+      assert.deepEqual(load.acknowledgedDuring(p), [], `no write acknowledged while ${p}`);
+    }
+    const figures = await assertOutcomes(load.outcomes, db, server, 'restart-test', {
+      'down after fast stop': ['down after fast stop', 'still down after fast stop'],
+      'down after immediate stop': ['down after immediate stop', 'still down after immediate stop'],
+    });
+    t.diagnostic(`${figures}; idle-client errors ${idleClientErrors.length}`);
+  });
+
+  test('a server that stops answering without closing connections (frozen, like a partition) gives 503s ' +
+    'at the client query timeout, no request waits out the freeze, and the app recovers when it answers again', { timeout: 120_000 }, async (t) => {
+    // A small query timeout keeps the test short; production derives it from the statement timeout.
+    const { db, app } = await appOn(server, t, { connectionTimeoutMillis: 1_000, queryTimeoutMillis: 1_000 });
+    const load = startLoad(app, 'freeze-test');
+    try {
+      await load.writesReach(201, 20);
+      load.enter('frozen');
+      server.pause();
+      try {
         await assertDegraded(app, server);
+        // The freeze lasts until the requests in flight when it began are answered (none may sit
+        // it out) and each writer has met a 503: a request waiting for the server hangs the test.
         await load.earlierAnswered();
         await load.writesReach(503, WRITERS);
-        assert.equal((await app.inject({ method: 'GET', url: '/health' })).statusCode, 503, 'still degraded while stopped');
-        // Still down: whatever was sent while down is answered before the server is back.
-        load.enter(`still down after ${mode} stop`);
+        load.enter('still frozen');
         await load.earlierAnswered();
-        load.enter(`${mode} restart`);
-        await server.start();
-        await assertHealthy(app, server);
-        load.enter(`recovered from ${mode} stop`);
-        await load.writesReach(201, 20);
-      };
-      try {
-        await load.writesReach(201, 20);
-        await assertHealthy(app, server);
-        await outage('fast');
-        await outage('immediate');
       } finally {
-        await load.stop();
+        server.resume();
       }
+      load.enter('resumed');
+      await assertHealthy(app, server);
+      await load.writesReach(201, 20);
+    } finally {
+      await load.stop();
+    }
 
-      for (const mode of ['fast', 'immediate']) {
-        const p = `down after ${mode} stop`;
-        assert.ok(load.writesAnswered(p, 503).length > 0, `writes sent while ${p} were answered 503`);
-        assert.deepEqual(load.acknowledgedDuring(p), [], `no write acknowledged while ${p}`);
-      }
-      const figures = await assertOutcomes(load.outcomes, db, server, 'restart-test', {
-        'down after fast stop': ['down after fast stop', 'still down after fast stop'],
-        'down after immediate stop': ['down after immediate stop', 'still down after immediate stop'],
-      });
-      t.diagnostic(`${figures}; idle-client errors ${idleClientErrors.length}`);
-    },
-  );
-
-  test(
-    'a server that stops answering without closing connections (frozen, like a partition) gives 503s ' +
-      'at the client query timeout, no request waits out the freeze, and the app recovers when it answers again',
-    { timeout: 120_000 },
-    async (t) => {
-      // A small query timeout keeps the test short; production derives it from the statement timeout.
-      const { db, app } = await appOn(server, t, { connectionTimeoutMillis: 1_000, queryTimeoutMillis: 1_000 });
-      const load = startLoad(app, 'freeze-test');
-      try {
-        await load.writesReach(201, 20);
-        load.enter('frozen');
-        server.pause();
-        try {
-          await assertDegraded(app, server);
-          // The freeze lasts until the requests in flight when it began are answered (none may sit
-          // it out) and each writer has met a 503: a request waiting for the server hangs the test.
-          await load.earlierAnswered();
-          await load.writesReach(503, WRITERS);
-          load.enter('still frozen');
-          await load.earlierAnswered();
-        } finally {
-          server.resume();
-        }
-        load.enter('resumed');
-        await assertHealthy(app, server);
-        await load.writesReach(201, 20);
-      } finally {
-        await load.stop();
-      }
-
-      assert.deepEqual(load.acknowledgedDuring('frozen'), [], 'no write acknowledged while frozen');
-      t.diagnostic(await assertOutcomes(load.outcomes, db, server, 'freeze-test', { frozen: ['frozen', 'still frozen'] }));
-    },
-  );
+    assert.deepEqual(load.acknowledgedDuring('frozen'), [], 'no write acknowledged while frozen');
+    t.diagnostic(await assertOutcomes(load.outcomes, db, server, 'freeze-test', { frozen: ['frozen', 'still frozen'] }));
+  });
 });

@@ -22,7 +22,6 @@ function assertProblem(res: { statusCode: number; headers: Record<string, unknow
   return body;
 }
 
-
 describe('GET /external/posts', () => {
   let app: App;
   // The fake upstream's behaviour and what it was asked, switched by each test.
@@ -63,11 +62,15 @@ describe('GET /external/posts', () => {
     });
 
     const db = await backends()[0]!.open();
-    app = await mainAppOn(db, { after: (fn) => closers.unshift(fn) }, {
-      EXTERNAL_POSTS_URL: `http://127.0.0.1:${port}/posts`,
-      EXTERNAL_POSTS_TIMEOUT_MS: String(TIMEOUT_MS),
-      EXTERNAL_POSTS_CACHE_TTL_MS: String(TTL_MS),
-    });
+    app = await mainAppOn(
+      db,
+      { after: (fn) => closers.unshift(fn) },
+      {
+        EXTERNAL_POSTS_URL: `http://127.0.0.1:${port}/posts`,
+        EXTERNAL_POSTS_TIMEOUT_MS: String(TIMEOUT_MS),
+        EXTERNAL_POSTS_CACHE_TTL_MS: String(TTL_MS),
+      },
+    );
     closers.push(() => db.close());
   });
   after(async () => {
@@ -132,7 +135,7 @@ describe('GET /external/posts', () => {
     assert.match(problem.detail, new RegExp(`${TIMEOUT_MS} ms`));
   });
 
-  test('userId and JSONPlaceholder\'s own paging parameters pass through; limit wins over _limit', async () => {
+  test("userId and JSONPlaceholder's own paging parameters pass through; limit wins over _limit", async () => {
     upstream.mode = 'good';
     upstream.queries.length = 0;
     await app.inject({ url: '/external/posts?userId=2&_page=3&_limit=5' });
@@ -164,7 +167,10 @@ describe('GET /external/posts', () => {
     test(`?${query} -> 422 naming ${field}, without asking the upstream`, async () => {
       upstream.queries.length = 0;
       const problem = assertProblem(await app.inject({ url: `/external/posts?${query}` }), 422);
-      assert.ok(problem.errors.some((e: { path: string }) => e.path === `/querystring/${field}`), JSON.stringify(problem.errors));
+      assert.ok(
+        problem.errors.some((e: { path: string }) => e.path === `/querystring/${field}`),
+        JSON.stringify(problem.errors),
+      );
       assert.equal(upstream.queries.length, 0);
     });
   }

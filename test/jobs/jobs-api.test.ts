@@ -41,7 +41,11 @@ for (const backend of backends()) {
       site = await startFixtureSite({ catalogue: { pages: 3, perPage: 20 } });
       slow = await startFixtureSite({ catalogue: { pages: 5, perPage: 20 }, latencyMs: 400 });
       const db = await backend.open();
-      closers.push(() => db.close(), () => site.close(), () => slow.close());
+      closers.push(
+        () => db.close(),
+        () => site.close(),
+        () => slow.close(),
+      );
       const service = await mainServiceOn(
         db,
         { after: (fn) => closers.unshift(fn) },
@@ -114,7 +118,7 @@ for (const backend of backends()) {
       const books = catalogueBooks({ pages: 3, perPage: 20 });
       const stored = ((await app.inject({ url: '/products?limit=1000' })).json() as Array<{ source_url: string | null }>)
         .map((p) => p.source_url)
-        .filter((url) => url !== null && url.startsWith(`${site.url}books/catalogue/`));
+        .filter((url) => url?.startsWith(`${site.url}books/catalogue/`));
       assert.deepEqual(stored.sort(), books.map((book) => `${site.url}books/${book.detailPath}`).sort(), 'each of the 60 books stored once, and nothing else from the catalogue');
       assert.equal(job.progress.products_found, job.progress.created + job.progress.updated);
       const log = (await app.inject({ url: `/scrape-logs/${job.id}` })).json();
@@ -132,7 +136,9 @@ for (const backend of backends()) {
       assert.deepEqual([shallow.progress.pages_discovered, shallow.progress.pages_done], [1, 1], 'depth 0 is the start page alone');
 
       const before = site.hits.get('/books/catalogue/page-2.html') ?? 0;
-      const excluded = await untilEnded((await post({ url: `${site.url}books/`, crawl: { max_pages: 40, include: ['/books/**'], exclude: ['/books/catalogue/page-*.html', '**/category/**'] } })).json().id);
+      const excluded = await untilEnded(
+        (await post({ url: `${site.url}books/`, crawl: { max_pages: 40, include: ['/books/**'], exclude: ['/books/catalogue/page-*.html', '**/category/**'] } })).json().id,
+      );
       assert.equal(site.hits.get('/books/catalogue/page-2.html') ?? 0, before, 'an excluded page is never fetched');
       assert.ok(excluded.progress.pages_done > 1);
 
@@ -217,7 +223,10 @@ for (const backend of backends()) {
       const before = (await app.inject({ url: '/jobs?limit=1' })).headers['x-total-count'];
       for (const [body, path] of cases) {
         const problem = assertProblem(await post(body), 422);
-        assert.ok(problem.errors.some((e: { path: string }) => e.path === path), `${JSON.stringify(body)}: ${JSON.stringify(problem.errors)}`);
+        assert.ok(
+          problem.errors.some((e: { path: string }) => e.path === path),
+          `${JSON.stringify(body)}: ${JSON.stringify(problem.errors)}`,
+        );
       }
       assertProblem(await post({ url: 'file:///etc/passwd' }), 422);
       assert.equal((await app.inject({ url: '/jobs?limit=1' })).headers['x-total-count'], before, 'nothing was queued');
@@ -239,12 +248,23 @@ for (const backend of backends()) {
           job: JSON.parse(/^data: (.*)$/m.exec(block)![1]!) as JobBody,
         }));
       assert.ok(events.length >= 3, `${events.length} events`);
-      assert.deepEqual(events.map((e) => e.id), events.map((_, i) => i + 1), 'ids count up');
-      assert.deepEqual(events.slice(0, -1).map((e) => e.event), events.slice(0, -1).map(() => 'progress'));
+      assert.deepEqual(
+        events.map((e) => e.id),
+        events.map((_, i) => i + 1),
+        'ids count up',
+      );
+      assert.deepEqual(
+        events.slice(0, -1).map((e) => e.event),
+        events.slice(0, -1).map(() => 'progress'),
+      );
       assert.equal(events.at(-1)!.event, 'end');
       assert.equal(events.at(-1)!.job.status, 'succeeded');
       const done = events.map((e) => e.job.progress.pages_done);
-      assert.deepEqual(done, [...done].sort((a, b) => a - b), 'progress never goes back');
+      assert.deepEqual(
+        done,
+        [...done].sort((a, b) => a - b),
+        'progress never goes back',
+      );
 
       // A client that disconnects: its watcher stops.
       const other = (await post({ url: `${slow.url}books/`, crawl: { max_pages: 30, exclude: ['**/category/**'] } })).json().id as string;
@@ -288,10 +308,7 @@ for (const backend of backends()) {
       ];
       for (const [body, path] of cases) {
         const problem = assertProblem(await post(body, '/schedules'), 422);
-        assert.ok(
-          (problem.errors ?? []).some((e: { path: string }) => e.path.startsWith(path)) || path === '/body/job',
-          `${JSON.stringify(body)}: ${JSON.stringify(problem)}`,
-        );
+        assert.ok((problem.errors ?? []).some((e: { path: string }) => e.path.startsWith(path)) || path === '/body/job', `${JSON.stringify(body)}: ${JSON.stringify(problem)}`);
       }
       const deleted = await app.inject({ method: 'DELETE', url: `/schedules/${schedule.id}` });
       assert.deepEqual(deleted.json(), { id: schedule.id, deleted: true });

@@ -100,7 +100,11 @@ describe('workers: several processes on one PostgreSQL', { skip }, () => {
     assert.equal(job.status, 'succeeded', JSON.stringify(job));
 
     const pages = [...site.hits].filter(([path]) => path.startsWith('/books/'));
-    assert.deepEqual(pages.filter(([, n]) => n > 1), [], 'no page fetched twice');
+    assert.deepEqual(
+      pages.filter(([, n]) => n > 1),
+      [],
+      'no page fetched twice',
+    );
     assert.ok(pages.length >= 1050, `${pages.length} pages fetched`);
     assert.equal(job.progress.pages_done, pages.length);
     assert.equal(job.progress.pages_failed, 0);
@@ -113,10 +117,7 @@ describe('workers: several processes on one PostgreSQL', { skip }, () => {
     assert.deepEqual(products, { n: 1000, distinct_urls: 1000 }, 'each of the 1000 books stored once');
     assert.equal(job.progress.created, 1000);
     assert.equal(job.progress.products_found, job.progress.created + job.progress.updated);
-    const shared = await query<{ worker: string; pages: number }>(
-      'SELECT worker, count(*)::int AS pages FROM crawl_frontier WHERE job_id = $1 GROUP BY worker',
-      [job.id],
-    );
+    const shared = await query<{ worker: string; pages: number }>('SELECT worker, count(*)::int AS pages FROM crawl_frontier WHERE job_id = $1 GROUP BY worker', [job.id]);
     assert.equal(shared.length, 3, `pages per worker: ${JSON.stringify(shared)}`);
   });
 
@@ -138,14 +139,15 @@ describe('workers: several processes on one PostgreSQL', { skip }, () => {
     victim.child.kill('SIGKILL');
     await victim.exited;
     // What it held when it died: page deliveries the queue had handed out and not seen finished.
-    const held = await query<{ id: string }>(
-      `SELECT id FROM pgboss.job WHERE name = 'crawl-page' AND state = 'active' AND data->>'job_id' = $1`,
-      [queued.body.id],
-    );
+    const held = await query<{ id: string }>(`SELECT id FROM pgboss.job WHERE name = 'crawl-page' AND state = 'active' AND data->>'job_id' = $1`, [queued.body.id]);
     assert.ok(held.length > 0, 'the victim held claimed pages at the kill');
     const heldIds = held.map((h) => h.id);
     const before = await query<{ status: string }>('SELECT status FROM crawl_frontier WHERE id = ANY($1::uuid[])', [heldIds]);
-    assert.deepEqual(before.map((row) => row.status), heldIds.map(() => 'pending'), 'none of them was settled by the victim');
+    assert.deepEqual(
+      before.map((row) => row.status),
+      heldIds.map(() => 'pending'),
+      'none of them was settled by the victim',
+    );
 
     const survivor = await worker(); // the dead worker's pages come back once their heartbeat lapses
     const job = await untilEnded(api.base, queued.body.id, 180_000);
@@ -206,18 +208,23 @@ describe('workers: several processes on one PostgreSQL', { skip }, () => {
     assert.equal(every.status, 201, JSON.stringify(every.body));
     const runs = async (id: string) => (await query<{ n: number }>('SELECT count(*)::int AS n FROM jobs WHERE schedule_id = $1', [id]))[0]!.n;
     const minutes = async () =>
-      (await query<{ minute: string }>(
-        `SELECT to_char(date_trunc('minute', created_at), 'HH24:MI') AS minute FROM jobs WHERE schedule_id = $1 ORDER BY created_at`,
-        [every.body.id],
-      )).map((row) => row.minute);
+      (
+        await query<{ minute: string }>(`SELECT to_char(date_trunc('minute', created_at), 'HH24:MI') AS minute FROM jobs WHERE schedule_id = $1 ORDER BY created_at`, [
+          every.body.id,
+        ])
+      ).map((row) => row.minute);
     // The first occurrence (it may be the minute already begun), then two more due minutes: the middle
     // one was watched from before it began until after it ended, so a second job for it would be here.
     const first = await until('the first occurrence', async () => ((await runs(every.body.id)) > 0 ? runs(every.body.id) : false), { withinMs: 120_000 });
     assert.equal(first, 1, 'one job for the first occurrence, whatever the number of workers');
-    const fired = await until('jobs of three due minutes', async () => {
-      const seen = await minutes();
-      return new Set(seen).size >= 3 ? seen : false;
-    }, { withinMs: 240_000, everyMs: 500 });
+    const fired = await until(
+      'jobs of three due minutes',
+      async () => {
+        const seen = await minutes();
+        return new Set(seen).size >= 3 ? seen : false;
+      },
+      { withinMs: 240_000, everyMs: 500 },
+    );
     assert.equal(new Set(fired).size, fired.length, `one job per due minute: ${fired.join(', ')}`);
     assert.equal(await runs(paused.body.id), 0, 'the paused schedule never fired');
     const schedule = (await (await fetch(`${api.base}/schedules/${every.body.id}`)).json()) as { runs: number; last_job_id: string };

@@ -76,8 +76,11 @@ describe('main service lifecycle', () => {
 
   // The kill lands at a moment the process itself announces: inside the run's transaction, after its
   // products were written but before COMMIT (none may survive), and right after COMMIT (all must).
-  for (const [hold, expected] of [['inside', 0], ['committed', 60]] as const) {
-    test(`SIGKILL ${hold === 'inside' ? 'inside the products\' transaction' : 'just after the products\' commit'}: the data directory reopens with ${expected === 0 ? 'none' : 'all'} of the run's products`, async () => {
+  for (const [hold, expected] of [
+    ['inside', 0],
+    ['committed', 60],
+  ] as const) {
+    test(`SIGKILL ${hold === 'inside' ? "inside the products' transaction" : "just after the products' commit"}: the data directory reopens with ${expected === 0 ? 'none' : 'all'} of the run's products`, async () => {
       const dir = tempDir();
       const catalogue = await startFixtureSite();
       try {
@@ -87,7 +90,11 @@ describe('main service lifecycle', () => {
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify({ max_pages: 3 }),
         }).catch(() => undefined);
-        const [announced] = await untilOutput('the transaction to be held', service.output, /HELD (inside the transaction after writing (\d+) products|after the commit of the products)/);
+        const [announced] = await untilOutput(
+          'the transaction to be held',
+          service.output,
+          /HELD (inside the transaction after writing (\d+) products|after the commit of the products)/,
+        );
         if (hold === 'inside') assert.match(announced, /writing 60 products/);
         service.child.kill('SIGKILL');
         await service.exited;

@@ -10,7 +10,7 @@ import type { App } from '../../src/http/base-app.js';
 import { backends, mainAppOn } from '../helpers.js';
 
 /** Response bodies of our own API, read as loosely typed JSON for assertions. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: assertions read our own answers' fields without a schema each
 const readJson = async (res: Response): Promise<any> => res.json();
 
 describe('main service on a real socket (PGlite)', () => {
@@ -60,7 +60,18 @@ describe('main service on a real socket (PGlite)', () => {
     assert.equal(welcome.docs, '/docs');
     assert.equal(welcome.openapi, '/openapi.json');
     const listed = welcome.endpoints.map((e: { method: string; path: string }) => `${e.method} ${e.path}`);
-    for (const route of ['GET /health', 'GET /products', 'POST /products', 'GET /products/{id}', 'PUT /products/{id}', 'PATCH /products/{id}', 'DELETE /products/{id}', 'POST /scrape', 'GET /scrape-logs', 'GET /scrape-logs/{id}']) {
+    for (const route of [
+      'GET /health',
+      'GET /products',
+      'POST /products',
+      'GET /products/{id}',
+      'PUT /products/{id}',
+      'PATCH /products/{id}',
+      'DELETE /products/{id}',
+      'POST /scrape',
+      'GET /scrape-logs',
+      'GET /scrape-logs/{id}',
+    ]) {
       assert.ok(listed.includes(route), `${route} listed`);
     }
   });
@@ -143,7 +154,7 @@ describe('the embedded database directory', () => {
     const dir = mkdtempSync(join(tmpdir(), 'pglite-'));
     try {
       const first = await createPgliteDatabase(dir);
-      await first.exec('CREATE TABLE kept (v text); INSERT INTO kept VALUES (\'still here\')');
+      await first.exec("CREATE TABLE kept (v text); INSERT INTO kept VALUES ('still here')");
       await first.close();
       const second = await createPgliteDatabase(dir);
       assert.deepEqual(await second.query('SELECT v FROM kept'), [{ v: 'still here' }]);
@@ -153,7 +164,7 @@ describe('the embedded database directory', () => {
     }
   });
 
-  test('is locked: a second opener fails fast with a clear message; a dead owner\'s lock is taken over', async () => {
+  test("is locked: a second opener fails fast with a clear message; a dead owner's lock is taken over", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'pglite-'));
     try {
       // A live process (our parent) holds the lock.

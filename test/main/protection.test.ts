@@ -33,7 +33,12 @@ describe('main service protection', () => {
     const header = await app.inject({ ...create, headers: { 'x-api-key': 's3cret-key' } });
     assert.equal(header.statusCode, 201);
     const id = bearer.json().id;
-    for (const [method, url] of [['PUT', `/products/${id}`], ['PATCH', `/products/${id}`], ['DELETE', `/products/${id}`], ['POST', '/scrape']] as const) {
+    for (const [method, url] of [
+      ['PUT', `/products/${id}`],
+      ['PATCH', `/products/${id}`],
+      ['DELETE', `/products/${id}`],
+      ['POST', '/scrape'],
+    ] as const) {
       const res = await app.inject({ method, url, payload: { price: 2 } });
       assert.equal(res.statusCode, 401, `${method} ${url}`);
     }
@@ -62,7 +67,7 @@ describe('main service protection', () => {
     assert.deepEqual(spec.paths['/scrape-logs'].get.security, [{ bearer: [] }, { apiKey: [] }]);
   });
 
-  test('API_KEY_READS=true: every read needs the key except health, docs and the dashboard\'s files', async () => {
+  test("API_KEY_READS=true: every read needs the key except health, docs and the dashboard's files", async () => {
     const app = await mainAppOn(db, later, { API_KEY: 's3cret-key', API_KEY_READS: 'true' });
     for (const url of ['/products', '/products/1', '/events', '/products/1/history', '/external/posts']) {
       assert.equal((await app.inject({ url })).statusCode, 401, url);
@@ -120,9 +125,7 @@ describe('main service protection', () => {
       SCRAPE_ALLOW_PRIVATE_NETWORKS: 'true',
       RATE_LIMIT_SCRAPE_PER_MINUTE: '0',
     });
-    const burst = await Promise.all(
-      Array.from({ length: 8 }, () => app.inject({ method: 'POST', url: '/scrape', payload: { url: `${site.url}slow`, timeout_ms: 300 } })),
-    );
+    const burst = await Promise.all(Array.from({ length: 8 }, () => app.inject({ method: 'POST', url: '/scrape', payload: { url: `${site.url}slow`, timeout_ms: 300 } })));
     const statuses = burst.map((r) => r.statusCode).sort();
     assert.deepEqual(statuses, [503, 503, 503, 504, 504, 504, 504, 504], 'one ran, four waited and ran, three were refused');
     const refused = burst.find((r) => r.statusCode === 503)!;

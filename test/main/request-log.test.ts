@@ -31,9 +31,7 @@ async function start(t: TestContext, entry: string, env: Record<string, string> 
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
-  );
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   t.after(async () => {
     if (child.exitCode === null && child.signalCode === null) {
       child.kill('SIGKILL');
@@ -94,10 +92,14 @@ test('a client error is one line too: its status on the request line, its reason
   service.kill('SIGTERM');
   assert.equal((await service.exited).code, 0, service.stderr());
   const lines = entries(service.stdout()).filter((e) => e.request_id === 'bad-id');
-  assert.deepEqual(lines.map((e) => [e.msg, e.status]), [['request', 422]], service.stdout());
+  assert.deepEqual(
+    lines.map((e) => [e.msg, e.status]),
+    [['request', 422]],
+    service.stdout(),
+  );
 });
 
-test('SIGTERM: the last request\'s line is in stdout when the process has exited', async (t) => {
+test("SIGTERM: the last request's line is in stdout when the process has exited", async (t) => {
   const service = await start(t, MAIN_SERVER);
   const res = await fetch(`${service.base}/products/1`, { headers: { 'x-request-id': 'last-before-sigterm' } });
   await res.arrayBuffer();
@@ -108,10 +110,13 @@ test('SIGTERM: the last request\'s line is in stdout when the process has exited
   const line = log.find((e) => e.request_id === 'last-before-sigterm' && e.msg === 'request');
   assert.ok(line, `the request's line reached stdout:\n${service.stdout()}`);
   assert.equal(line.status, res.status);
-  assert.ok(log.some((e) => e.msg === 'main service stopped'), 'the shutdown itself was logged to the end');
+  assert.ok(
+    log.some((e) => e.msg === 'main service stopped'),
+    'the shutdown itself was logged to the end',
+  );
 });
 
-test('an uncaught exception: the request\'s line and the fatal error both reach stdout, exit code 1', async (t) => {
+test("an uncaught exception: the request's line and the fatal error both reach stdout, exit code 1", async (t) => {
   // The crash happens right after the line is logged, while the line is still held for writing
   // (see crash-entry.ts).
   const service = await start(t, CRASH_ENTRY, { CRASH_AFTER_REQUEST_ID: 'last-before-crash' });

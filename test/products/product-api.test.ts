@@ -11,7 +11,6 @@ warnIfNoPostgres();
 
 const json = { 'content-type': 'application/json' };
 
-
 /** [name, request, expected status, field the 422 must name?] */
 type BadRequest = [string, { method: string; url: string; payload?: unknown; headers?: Record<string, string> }, number, string?];
 
@@ -112,10 +111,13 @@ for (const backend of backends()) {
         url: `/products/${p.id}`,
         payload: { title: 'Lamp III', price: 1, description: null, currency: null, source_url: 'https://shop.example/lamp' },
       });
-      assert.deepEqual(
-        (({ title, price, description, currency, source_url }) => ({ title, price, description, currency, source_url }))(full.json()),
-        { title: 'Lamp III', price: 1, description: null, currency: null, source_url: 'https://shop.example/lamp' },
-      );
+      assert.deepEqual((({ title, price, description, currency, source_url }) => ({ title, price, description, currency, source_url }))(full.json()), {
+        title: 'Lamp III',
+        price: 1,
+        description: null,
+        currency: null,
+        source_url: 'https://shop.example/lamp',
+      });
     });
 
     test('DELETE answers {id, deleted: true}, then 404', async () => {
@@ -136,16 +138,19 @@ for (const backend of backends()) {
       assert.equal(all.headers.link, undefined, 'no Link when not paged');
       assert.equal(all.json().length, 5);
       const first = await app.inject({ url: '/products?q=paging-set&limit=2&sort=-price' });
-      assert.deepEqual(first.json().map((p: { title: string }) => p.title), ['Paged 4', 'Paged 3']);
+      assert.deepEqual(
+        first.json().map((p: { title: string }) => p.title),
+        ['Paged 4', 'Paged 3'],
+      );
       assert.equal(first.headers['x-total-count'], '5');
       assert.equal(first.headers.link, '</products?q=paging-set&limit=2&sort=-price&offset=2>; rel="next"');
       const middle = await app.inject({ url: '/products?q=paging-set&limit=2&offset=2&sort=-price' });
-      assert.equal(
-        middle.headers.link,
-        '</products?q=paging-set&limit=2&offset=4&sort=-price>; rel="next", </products?q=paging-set&limit=2&offset=0&sort=-price>; rel="prev"',
-      );
+      assert.equal(middle.headers.link, '</products?q=paging-set&limit=2&offset=4&sort=-price>; rel="next", </products?q=paging-set&limit=2&offset=0&sort=-price>; rel="prev"');
       const last = await app.inject({ url: '/products?q=paging-set&limit=2&offset=4&sort=-price' });
-      assert.deepEqual(last.json().map((p: { title: string }) => p.title), ['Paged 0']);
+      assert.deepEqual(
+        last.json().map((p: { title: string }) => p.title),
+        ['Paged 0'],
+      );
       assert.doesNotMatch(String(last.headers.link), /next/);
       const past = await app.inject({ url: '/products?q=paging-set&limit=2&offset=10' });
       assert.deepEqual([past.json(), past.headers['x-total-count']], [[], '5'], 'past the end the total is still counted');
@@ -158,7 +163,10 @@ for (const backend of backends()) {
       const offsetOnly = await app.inject({ url: '/products?q=paging-set&offset=3' });
       assert.deepEqual([offsetOnly.json().length, offsetOnly.headers['x-total-count']], [2, '5']);
       const cheap = await app.inject({ url: '/products?q=paging-set&min_price=1&max_price=2' });
-      assert.deepEqual(cheap.json().map((p: { price: number }) => p.price), [1, 2]);
+      assert.deepEqual(
+        cheap.json().map((p: { price: number }) => p.price),
+        [1, 2],
+      );
 
       // What a client sends is re-encoded: it cannot close the <...> of a link or add a rel of its own.
       const hostile = '>; rel="evil", <https://evil.example/';
@@ -236,9 +244,25 @@ for (const backend of backends()) {
       assert.equal(res.headers.get('x-total-count'), String(rows));
       const all = (await res.json()) as Array<Record<string, unknown>>;
       assert.equal(all.length, rows);
-      assert.ok(all.every((p, i) => i === 0 || (p.id as number) > (all[i - 1]!.id as number)), 'ids ascending, none repeated');
+      assert.ok(
+        all.every((p, i) => i === 0 || (p.id as number) > (all[i - 1]!.id as number)),
+        'ids ascending, none repeated',
+      );
       assert.deepEqual(Object.keys(all[0]!).sort(), [
-        'availability', 'brand', 'created_at', 'currency', 'description', 'gtin', 'id', 'image_url', 'list_price', 'price', 'sku', 'source_url', 'title', 'updated_at',
+        'availability',
+        'brand',
+        'created_at',
+        'currency',
+        'description',
+        'gtin',
+        'id',
+        'image_url',
+        'list_price',
+        'price',
+        'sku',
+        'source_url',
+        'title',
+        'updated_at',
       ]);
 
       // Another order, with a filter and an offset: the same rows as the pages of 1000 give.
@@ -250,7 +274,10 @@ for (const backend of backends()) {
         if (page.length < 1000) break;
       }
       assert.equal(streamed.length, LIST_BATCH_ROWS * 2 + 345 - 7);
-      assert.deepEqual(streamed.map((p) => p.id), paged.map((p) => p.id));
+      assert.deepEqual(
+        streamed.map((p) => p.id),
+        paged.map((p) => p.id),
+      );
     });
 
     test('an X-Request-Id is echoed; a hostile one is replaced', async () => {

@@ -75,28 +75,48 @@ for (const backend of backends()) {
       const p = await store.create({ title, price: 1 });
       assert.equal((await store.get(p.id))?.title, title);
       const found = await store.list({ q: "'); DROP" });
-      assert.deepEqual(found.items.map((i) => i.id), [p.id]);
+      assert.deepEqual(
+        found.items.map((i) => i.id),
+        [p.id],
+      );
       assert.equal((await store.list({ q: '%_\\' })).total, 1, 'LIKE wildcards in q are literal');
     });
 
     test('list filters, sorts, pages and counts', async () => {
       const src = 'https://shop.example/list';
-      for (const [title, price] of [['Gamma lamp', 30], ['delta LAMP', 10], ['Epsilon chair', 20]] as const) {
+      for (const [title, price] of [
+        ['Gamma lamp', 30],
+        ['delta LAMP', 10],
+        ['Epsilon chair', 20],
+      ] as const) {
         await upsert([{ scrape_key: `${src}#${title}`, title, price, currency: 'USD', description: null, source_url: src }]);
       }
       const bySource = await store.list({ source_url: src, sort: 'price' });
-      assert.deepEqual(bySource.items.map((i) => i.price), [10, 20, 30]);
+      assert.deepEqual(
+        bySource.items.map((i) => i.price),
+        [10, 20, 30],
+      );
       assert.equal(bySource.total, 3);
       const lamps = await store.list({ q: 'lamp', sort: '-price' });
-      assert.deepEqual(lamps.items.map((i) => i.title), ['Gamma lamp', 'delta LAMP']);
+      assert.deepEqual(
+        lamps.items.map((i) => i.title),
+        ['Gamma lamp', 'delta LAMP'],
+      );
       const mid = await store.list({ source_url: src, min_price: 15, max_price: 25 });
-      assert.deepEqual(mid.items.map((i) => i.title), ['Epsilon chair']);
+      assert.deepEqual(
+        mid.items.map((i) => i.title),
+        ['Epsilon chair'],
+      );
       const page = await store.list({ source_url: src, sort: 'title', limit: 1, offset: 1 });
       assert.equal(page.items.length, 1);
       assert.equal(page.total, 3);
       const all = await store.list({});
       const ids = all.items.map((i) => i.id);
-      assert.deepEqual(ids, [...ids].sort((a, b) => a - b), 'id ascending by default');
+      assert.deepEqual(
+        ids,
+        [...ids].sort((a, b) => a - b),
+        'id ascending by default',
+      );
       assert.equal(all.total, all.items.length);
     });
 
@@ -145,20 +165,19 @@ for (const backend of backends()) {
       await agree('the earlier tests');
       const scraped = (n: number) => ({ scrape_key: `total-${n}`, title: `Total ${n}`, price: n, currency: null, description: null, source_url: null });
       // Concurrent writers (several connections on PostgreSQL).
-      await Promise.all([
-        ...Array.from({ length: 12 }, (_, n) => store.create({ title: `Counted ${n}`, price: n })),
-        upsert([1, 2, 3, 4].map(scraped)),
-      ]);
+      await Promise.all([...Array.from({ length: 12 }, (_, n) => store.create({ title: `Counted ${n}`, price: n })), upsert([1, 2, 3, 4].map(scraped))]);
       await agree('concurrent creates and an upsert');
       await upsert([3, 4, 5, 6].map(scraped));
       await agree('an upsert that created two and updated two');
       const victims = await store.list({ q: 'Counted', limit: 5 });
       await Promise.all(victims.items.map((p) => store.delete(p.id)));
       await agree('deletes');
-      await assert.rejects(db.transaction(async (tx) => {
-        await tx.query("INSERT INTO products (title, price) VALUES ('rolled back', 1)");
-        throw new Error('roll back');
-      }));
+      await assert.rejects(
+        db.transaction(async (tx) => {
+          await tx.query("INSERT INTO products (title, price) VALUES ('rolled back', 1)");
+          throw new Error('roll back');
+        }),
+      );
       await agree('a rolled-back insert');
       await db.query('DELETE FROM products WHERE price > 100000');
       await agree('a bulk delete');
@@ -187,7 +206,11 @@ for (const backend of backends()) {
             assert.ok(batch.length > 0 && batch.length <= 4, 'batches are never empty nor larger than asked');
             seen.push(...batch);
           }
-          assert.deepEqual(seen.map((p) => p.id), expected.items.map((p) => p.id), `order of ${JSON.stringify(query)}`);
+          assert.deepEqual(
+            seen.map((p) => p.id),
+            expected.items.map((p) => p.id),
+            `order of ${JSON.stringify(query)}`,
+          );
           assert.equal(walked.total, expected.total, `total of ${JSON.stringify(query)}`);
           assert.ok(!seen.some((p) => 'sort_key' in p), 'no internal column leaks');
         }
@@ -197,7 +220,7 @@ for (const backend of backends()) {
       assert.equal(small.total, small.first.length);
     });
 
-    test('listJson is the same page as list, as JSON text in the schema\'s key order, for every sort, filter, search and page', async () => {
+    test("listJson is the same page as list, as JSON text in the schema's key order, for every sort, filter, search and page", async () => {
       const awkward = ['Quote " and backslash \\ tab\t', 'Line\nbreak and \u0001 control', 'Emoji 😀 and é', '</script> angle <b>'];
       await upsert(
         [0, 0.1, 19.99, 1234567.89, 1e15, 0.0000001, 5, null].map((price, n) => ({
@@ -228,7 +251,7 @@ for (const backend of backends()) {
         assert.equal(asJson.total, listed.total, `total of ${JSON.stringify(query)}`);
       }
       const [first] = JSON.parse((await store.listJson({ limit: 1 })).json) as Array<Record<string, unknown>>;
-      assert.deepEqual(Object.keys(first!), Object.keys(Product.properties), 'keys in the schema\'s order');
+      assert.deepEqual(Object.keys(first!), Object.keys(Product.properties), "keys in the schema's order");
     });
 
     test('q finds substrings of the title or description case-insensitively, accents and LIKE wildcards included', async () => {
@@ -263,12 +286,29 @@ for (const backend of backends()) {
     });
 
     test('q on the stored lower-cased title finds exactly what title ILIKE finds, for case pairs beyond ASCII', async () => {
-      const titles = ['İSTANBUL lamp', 'istanbul rug', 'STRASSE sign', 'Straße sign', 'ΣΟΦΙΑ vase', 'σοφια jar', 'ǅemal mug', 'DŽEMAL cup', 'Ⅻ clock', 'ⅻ dial', 'ＦＵＬＬ width', 'ﬁne print'];
+      const titles = [
+        'İSTANBUL lamp',
+        'istanbul rug',
+        'STRASSE sign',
+        'Straße sign',
+        'ΣΟΦΙΑ vase',
+        'σοφια jar',
+        'ǅemal mug',
+        'DŽEMAL cup',
+        'Ⅻ clock',
+        'ⅻ dial',
+        'ＦＵＬＬ width',
+        'ﬁne print',
+      ];
       for (const title of titles) await make(title);
       for (const q of ['i̇stanbul', 'İstanbul', 'ISTANBUL', 'strasse', 'STRAẞE', 'straße', 'σοφια', 'ΣΟΦΊΑ', 'ǆemal', 'Ǆ', 'ⅻ', 'Ⅻ', 'ｆｕｌｌ', 'FINE', 'ﬁ']) {
         const found = (await store.list({ q, sort: 'id' })).items.map((p) => p.id);
         const byIlike = await db.query<{ id: number }>('SELECT id FROM products WHERE title ILIKE $1 OR description ILIKE $1 ORDER BY id', [likePattern(q)]);
-        assert.deepEqual(found, byIlike.map((r) => r.id), q);
+        assert.deepEqual(
+          found,
+          byIlike.map((r) => r.id),
+          q,
+        );
       }
       await db.query('UPDATE products SET title = $1 WHERE title = $2', ['ISTANBUL ottoman', 'istanbul rug']);
       const renamed = (await store.list({ q: 'OTTOMAN' })).items.map((p) => p.title);
@@ -285,11 +325,21 @@ for (const backend of backends()) {
       const desk2 = await make('Desk LUMEN');
       const lumens = await make('Lumens galore');
       const ranked = [exact, lumens, light, desk, desk2, ultra, bulb];
-      assert.deepEqual((await store.list({ q: 'lumen' })).items.map((p) => p.id), ranked);
-      assert.deepEqual((await store.list({ q: 'LUMEN', limit: 3, offset: 2 })).items.map((p) => p.id), ranked.slice(2, 5));
+      assert.deepEqual(
+        (await store.list({ q: 'lumen' })).items.map((p) => p.id),
+        ranked,
+      );
+      assert.deepEqual(
+        (await store.list({ q: 'LUMEN', limit: 3, offset: 2 })).items.map((p) => p.id),
+        ranked.slice(2, 5),
+      );
       const page = await store.list({ q: 'lumen', limit: 2 });
       assert.deepEqual([page.items.map((p) => p.id), page.total], [ranked.slice(0, 2), 7]);
-      assert.deepEqual((await store.list({ q: 'lumen', sort: 'id' })).items.map((p) => p.id), [...ranked].sort((a, b) => a - b), 'an asked sort wins');
+      assert.deepEqual(
+        (await store.list({ q: 'lumen', sort: 'id' })).items.map((p) => p.id),
+        [...ranked].sort((a, b) => a - b),
+        'an asked sort wins',
+      );
       const walked = await store.listAll({ q: 'lumen', offset: 1 }, 2);
       const seen = [...walked.first];
       for await (const batch of walked.rest ?? []) seen.push(...batch);

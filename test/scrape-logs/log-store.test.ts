@@ -105,15 +105,14 @@ for (const backend of logBackends) {
 
     test('list is newest first, filters by status and source_url, pages and counts', async () => {
       const source = `https://list.example/${randomUUID()}`;
-      const written = [
-        log({ source_url: source }),
-        log({ source_url: source, status: 'failed', count: 0, products: [] }),
-        log({ source_url: source }),
-      ];
+      const written = [log({ source_url: source }), log({ source_url: source, status: 'failed', count: 0, products: [] }), log({ source_url: source })];
       for (const doc of written) await store.insert(doc);
       const all = await store.list({ limit: 50, offset: 0, source_url: source });
       assert.equal(all.total, 3);
-      assert.deepEqual(all.items.map((d) => d.id), [written[2]!.id, written[1]!.id, written[0]!.id]);
+      assert.deepEqual(
+        all.items.map((d) => d.id),
+        [written[2]!.id, written[1]!.id, written[0]!.id],
+      );
       const failed = await store.list({ limit: 50, offset: 0, source_url: source, status: 'failed' });
       assert.deepEqual([failed.total, failed.items[0]?.id], [1, written[1]!.id]);
       const page = await store.list({ limit: 1, offset: 1, source_url: source });

@@ -27,7 +27,10 @@ for (const backend of backends()) {
     before(async () => {
       site = await startFixtureSite();
       const db = await backend.open();
-      closers.push(() => db.close(), () => site.close());
+      closers.push(
+        () => db.close(),
+        () => site.close(),
+      );
       // Rate limits have their own test; here every run must reach the pipeline.
       const demo = { DEMO_SITE_URL: `${site.url}books/`, RATE_LIMIT_SCRAPE_PER_MINUTE: '0' };
       app = await mainAppOn(db, later, { ...demo, SCRAPE_ALLOW_PRIVATE_NETWORKS: 'true' });
@@ -61,7 +64,11 @@ for (const backend of backends()) {
       assert.equal(log.products[0].price_text, expected[0]!.priceText);
       assert.equal(log.source_url, `${site.url}books/`);
       const listed = await app.inject({ url: `/products?source_url=${encodeURIComponent(result.products[3].source_url)}` });
-      assert.deepEqual(listed.json().map((p: Product) => p.title), [expected[3]!.title], 'scraped products are served by GET /products');
+      assert.deepEqual(
+        listed.json().map((p: Product) => p.title),
+        [expected[3]!.title],
+        'scraped products are served by GET /products',
+      );
     });
 
     test('running the demo again updates the same 20 products instead of duplicating them', async () => {
@@ -195,7 +202,10 @@ for (const backend of backends()) {
       const [fetched] = body.fetches;
       assert.deepEqual(
         fetched.redirects.map((h: { url: string; status: number; robots: string }) => [h.url, h.status, h.robots]),
-        [[target, 302, 'allowed'], [`${site.url}pages/jsonld-product.html`, 200, 'allowed']],
+        [
+          [target, 302, 'allowed'],
+          [`${site.url}pages/jsonld-product.html`, 200, 'allowed'],
+        ],
       );
       assert.equal(fetched.robots[0].url, `${site.url}robots.txt`);
       assert.equal(fetched.robots[0].outcome, 'rules');
@@ -212,14 +222,17 @@ for (const backend of backends()) {
       assert.equal(page.items[0].fields.price.chosen.source, 'json-ld');
       assert.match(page.items[0].fields.price.why, /json-ld is trusted over/);
       assert.ok(page.items[0].fields.price.others.some((o: { source: string; value: number }) => o.source === 'visible' && o.value === 39.95));
-      assert.deepEqual(body.products.map((p: { title: string; price: number }) => [p.title, p.price]), [['AeroPress Go Travel Coffee Maker – "Compact" Edition', 39.95]]);
+      assert.deepEqual(
+        body.products.map((p: { title: string; price: number }) => [p.title, p.price]),
+        [['AeroPress Go Travel Coffee Maker – "Compact" Edition', 39.95]],
+      );
       for (const phase of ['guard', 'fetch', 'extract', 'total']) assert.equal(typeof body.timings_ms[phase], 'number', phase);
       // Nothing stored, nothing logged.
       assert.equal((await app.inject({ url: '/products?limit=1' })).headers['x-total-count'], productsBefore);
       assert.equal((await app.inject({ url: '/scrape-logs?limit=1' })).headers['x-total-count'], logsBefore);
     });
 
-    test('POST /scrape/explain of a news story answers its article beside the products, with each field\'s choice', async () => {
+    test("POST /scrape/explain of a news story answers its article beside the products, with each field's choice", async () => {
       const res = await app.inject({ method: 'POST', url: '/scrape/explain', payload: { url: `${site.url}pages/news-story.html` } });
       assert.equal(res.statusCode, 200, res.body);
       const body = res.json();
@@ -247,7 +260,7 @@ for (const backend of backends()) {
       assert.equal(result.articles[0].authors[0], 'Morag Lindsay');
     });
 
-    test('explain of a blocked target is 422 with the guard\'s reason, and nothing is fetched', async () => {
+    test("explain of a blocked target is 422 with the guard's reason, and nothing is fetched", async () => {
       const before = site.hits.get('/pages/articles.html') ?? 0;
       const res = await strict.inject({ method: 'POST', url: '/scrape/explain', payload: { url: `${site.url}pages/articles.html` } });
       assert.equal(res.statusCode, 422, res.body);
@@ -267,7 +280,10 @@ for (const backend of backends()) {
       assert.match(body.detail, /robots\.txt .* disallows \/private\/page\.html/);
       assert.equal(body.explanation.target.verdict, 'allowed', 'the address is fine; robots.txt is what refuses');
       const [attempt] = body.explanation.fetches;
-      assert.deepEqual(attempt.redirects.map((h: { robots: string }) => h.robots), ['disallowed']);
+      assert.deepEqual(
+        attempt.redirects.map((h: { robots: string }) => h.robots),
+        ['disallowed'],
+      );
       assert.equal(attempt.robots[0].outcome, 'rules');
       assert.match(attempt.error, /robots\.txt/);
       assert.equal(site.hits.get('/private/page.html') ?? 0, before, 'the page itself was never requested');
@@ -329,7 +345,10 @@ for (const backend of backends()) {
       for (const [body, path] of cases) {
         const res = await scrape(body);
         assert.equal(res.statusCode, 422, `${JSON.stringify(body)}: ${res.body}`);
-        assert.ok(res.json().errors.some((e: { path: string }) => e.path === path), `${JSON.stringify(body)} names ${path}: ${res.body}`);
+        assert.ok(
+          res.json().errors.some((e: { path: string }) => e.path === path),
+          `${JSON.stringify(body)} names ${path}: ${res.body}`,
+        );
       }
     });
 

@@ -27,7 +27,11 @@ describe('readSitemaps', () => {
     for (const url of [`${site.url}books/`, `${site.url}books/catalogue/page-3.html`, ...details]) assert.ok(result.urls.includes(url), url);
     assert.deepEqual(
       result.sitemaps.map((s) => [s.url.replace(site.url, '/'), s.urls, s.error]),
-      [['/sitemap.xml', 2, undefined], ['/sitemaps/books-pages.xml', 3, undefined], ['/sitemaps/books-detail.xml.gz', 60, undefined]],
+      [
+        ['/sitemap.xml', 2, undefined],
+        ['/sitemaps/books-pages.xml', 3, undefined],
+        ['/sitemaps/books-detail.xml.gz', 60, undefined],
+      ],
     );
   });
 

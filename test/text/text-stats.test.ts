@@ -14,10 +14,20 @@ const CASES: ReadonlyArray<readonly [string, string, Expected]> = [
     'Latin with precomposed accents',
     'Café naïve résumé. Café again!',
     {
-      word_count: 5, character_count: 30, character_count_no_spaces: 26, line_count: 1, sentence_count: 2,
-      paragraph_count: 1, unique_word_count: 4, average_word_length: 4.8, reading_time_seconds: 2,
+      word_count: 5,
+      character_count: 30,
+      character_count_no_spaces: 26,
+      line_count: 1,
+      sentence_count: 2,
+      paragraph_count: 1,
+      unique_word_count: 4,
+      average_word_length: 4.8,
+      reading_time_seconds: 2,
       top_words: [
-        { word: 'café', count: 2 }, { word: 'again', count: 1 }, { word: 'naïve', count: 1 }, { word: 'résumé', count: 1 },
+        { word: 'café', count: 2 },
+        { word: 'again', count: 1 },
+        { word: 'naïve', count: 1 },
+        { word: 'résumé', count: 1 },
       ],
     },
   ],
@@ -26,10 +36,20 @@ const CASES: ReadonlyArray<readonly [string, string, Expected]> = [
     'Latin with decomposed accents',
     'Cafe\u0301 nai\u0308ve re\u0301sume\u0301. Café again!',
     {
-      word_count: 5, character_count: 30, character_count_no_spaces: 26, line_count: 1, sentence_count: 2,
-      paragraph_count: 1, unique_word_count: 4, average_word_length: 4.8, reading_time_seconds: 2,
+      word_count: 5,
+      character_count: 30,
+      character_count_no_spaces: 26,
+      line_count: 1,
+      sentence_count: 2,
+      paragraph_count: 1,
+      unique_word_count: 4,
+      average_word_length: 4.8,
+      reading_time_seconds: 2,
       top_words: [
-        { word: 'café', count: 2 }, { word: 'again', count: 1 }, { word: 'naïve', count: 1 }, { word: 'résumé', count: 1 },
+        { word: 'café', count: 2 },
+        { word: 'again', count: 1 },
+        { word: 'naïve', count: 1 },
+        { word: 'résumé', count: 1 },
       ],
     },
   ],
@@ -37,11 +57,21 @@ const CASES: ReadonlyArray<readonly [string, string, Expected]> = [
     'Cyrillic',
     'Привет, мир! Как дела? Мир прекрасен.',
     {
-      word_count: 6, character_count: 37, character_count_no_spaces: 32, line_count: 1, sentence_count: 3,
-      paragraph_count: 1, unique_word_count: 5, average_word_length: 4.67, reading_time_seconds: 2,
+      word_count: 6,
+      character_count: 37,
+      character_count_no_spaces: 32,
+      line_count: 1,
+      sentence_count: 3,
+      paragraph_count: 1,
+      unique_word_count: 5,
+      average_word_length: 4.67,
+      reading_time_seconds: 2,
       top_words: [
-        { word: 'мир', count: 2 }, { word: 'дела', count: 1 }, { word: 'как', count: 1 },
-        { word: 'прекрасен', count: 1 }, { word: 'привет', count: 1 },
+        { word: 'мир', count: 2 },
+        { word: 'дела', count: 1 },
+        { word: 'как', count: 1 },
+        { word: 'прекрасен', count: 1 },
+        { word: 'привет', count: 1 },
       ],
     },
   ],
@@ -50,32 +80,60 @@ const CASES: ReadonlyArray<readonly [string, string, Expected]> = [
     'Japanese (no spaces; words from the dictionary)',
     '今日は良い天気です。散歩に行きましょう。',
     {
-      word_count: 10, character_count: 20, character_count_no_spaces: 20, line_count: 1, sentence_count: 2,
-      paragraph_count: 1, unique_word_count: 10, average_word_length: 1.8, reading_time_seconds: 3,
+      word_count: 10,
+      character_count: 20,
+      character_count_no_spaces: 20,
+      line_count: 1,
+      sentence_count: 2,
+      paragraph_count: 1,
+      unique_word_count: 10,
+      average_word_length: 1.8,
+      reading_time_seconds: 3,
     },
   ],
   [
     'Chinese',
     '我们今天去公园散步。天气很好！',
     {
-      word_count: 7, character_count: 15, character_count_no_spaces: 15, line_count: 1, sentence_count: 2,
-      paragraph_count: 1, unique_word_count: 7, average_word_length: 1.86, reading_time_seconds: 3,
+      word_count: 7,
+      character_count: 15,
+      character_count_no_spaces: 15,
+      line_count: 1,
+      sentence_count: 2,
+      paragraph_count: 1,
+      unique_word_count: 7,
+      average_word_length: 1.86,
+      reading_time_seconds: 3,
     },
   ],
   [
     'Arabic',
     'مرحبا بالعالم. كيف حالك؟ العالم جميل.',
     {
-      word_count: 6, character_count: 37, character_count_no_spaces: 32, line_count: 1, sentence_count: 3,
-      paragraph_count: 1, unique_word_count: 6, average_word_length: 4.83, reading_time_seconds: 2,
+      word_count: 6,
+      character_count: 37,
+      character_count_no_spaces: 32,
+      line_count: 1,
+      sentence_count: 3,
+      paragraph_count: 1,
+      unique_word_count: 6,
+      average_word_length: 4.83,
+      reading_time_seconds: 2,
     },
   ],
   [
     'Korean',
     '안녕하세요. 오늘 날씨가 좋네요.',
     {
-      word_count: 4, character_count: 18, character_count_no_spaces: 15, line_count: 1, sentence_count: 2,
-      paragraph_count: 1, unique_word_count: 4, average_word_length: 3.25, reading_time_seconds: 2,
+      word_count: 4,
+      character_count: 18,
+      character_count_no_spaces: 15,
+      line_count: 1,
+      sentence_count: 2,
+      paragraph_count: 1,
+      unique_word_count: 4,
+      average_word_length: 3.25,
+      reading_time_seconds: 2,
     },
   ],
   [
@@ -83,25 +141,51 @@ const CASES: ReadonlyArray<readonly [string, string, Expected]> = [
     'emoji with skin tones, ZWJ sequences and flags between words',
     'Hi 😀 👍🏽 👨‍👩‍👧 🇫🇷 ok',
     {
-      word_count: 2, character_count: 13, character_count_no_spaces: 8, line_count: 1, sentence_count: 1,
-      paragraph_count: 1, unique_word_count: 2, average_word_length: 2, reading_time_seconds: 1,
-      top_words: [{ word: 'hi', count: 1 }, { word: 'ok', count: 1 }],
+      word_count: 2,
+      character_count: 13,
+      character_count_no_spaces: 8,
+      line_count: 1,
+      sentence_count: 1,
+      paragraph_count: 1,
+      unique_word_count: 2,
+      average_word_length: 2,
+      reading_time_seconds: 1,
+      top_words: [
+        { word: 'hi', count: 1 },
+        { word: 'ok', count: 1 },
+      ],
     },
   ],
   [
     'emoji only: three graphemes, no words, no sentence',
     '😀👍🏽👨‍👩‍👧',
     {
-      word_count: 0, character_count: 3, character_count_no_spaces: 3, line_count: 1, sentence_count: 0,
-      paragraph_count: 1, unique_word_count: 0, average_word_length: 0, reading_time_seconds: 0, top_words: [],
+      word_count: 0,
+      character_count: 3,
+      character_count_no_spaces: 3,
+      line_count: 1,
+      sentence_count: 0,
+      paragraph_count: 1,
+      unique_word_count: 0,
+      average_word_length: 0,
+      reading_time_seconds: 0,
+      top_words: [],
     },
   ],
   [
     'empty string',
     '',
     {
-      word_count: 0, character_count: 0, character_count_no_spaces: 0, line_count: 0, sentence_count: 0,
-      paragraph_count: 0, unique_word_count: 0, average_word_length: 0, reading_time_seconds: 0, top_words: [],
+      word_count: 0,
+      character_count: 0,
+      character_count_no_spaces: 0,
+      line_count: 0,
+      sentence_count: 0,
+      paragraph_count: 0,
+      unique_word_count: 0,
+      average_word_length: 0,
+      reading_time_seconds: 0,
+      top_words: [],
     },
   ],
   [
@@ -109,19 +193,40 @@ const CASES: ReadonlyArray<readonly [string, string, Expected]> = [
     'whitespace only',
     '  \t \n \r\n  ',
     {
-      word_count: 0, character_count: 9, character_count_no_spaces: 0, line_count: 3, sentence_count: 0,
-      paragraph_count: 0, unique_word_count: 0, average_word_length: 0, reading_time_seconds: 0, top_words: [],
+      word_count: 0,
+      character_count: 9,
+      character_count_no_spaces: 0,
+      line_count: 3,
+      sentence_count: 0,
+      paragraph_count: 0,
+      unique_word_count: 0,
+      average_word_length: 0,
+      reading_time_seconds: 0,
+      top_words: [],
     },
   ],
   [
     'paragraphs separated by CRLF blank lines (one of them spaces only), trailing CRLF',
     'First paragraph, line one.\r\nLine two.\r\n\r\n\r\nSecond paragraph.\r\n   \r\nThird one? Yes.\r\n',
     {
-      word_count: 11, character_count: 77, character_count_no_spaces: 60, line_count: 7, sentence_count: 5,
-      paragraph_count: 3, unique_word_count: 8, average_word_length: 4.91, reading_time_seconds: 4,
+      word_count: 11,
+      character_count: 77,
+      character_count_no_spaces: 60,
+      line_count: 7,
+      sentence_count: 5,
+      paragraph_count: 3,
+      unique_word_count: 8,
+      average_word_length: 4.91,
+      reading_time_seconds: 4,
       top_words: [
-        { word: 'line', count: 2 }, { word: 'one', count: 2 }, { word: 'paragraph', count: 2 }, { word: 'first', count: 1 },
-        { word: 'second', count: 1 }, { word: 'third', count: 1 }, { word: 'two', count: 1 }, { word: 'yes', count: 1 },
+        { word: 'line', count: 2 },
+        { word: 'one', count: 2 },
+        { word: 'paragraph', count: 2 },
+        { word: 'first', count: 1 },
+        { word: 'second', count: 1 },
+        { word: 'third', count: 1 },
+        { word: 'two', count: 1 },
+        { word: 'yes', count: 1 },
       ],
     },
   ],
@@ -129,11 +234,24 @@ const CASES: ReadonlyArray<readonly [string, string, Expected]> = [
     'contractions, decimals and abbreviations stay one word',
     "Don't stop: it's 3.14, e.g. the U.S.A. isn't.",
     {
-      word_count: 8, character_count: 45, character_count_no_spaces: 38, line_count: 1, sentence_count: 1,
-      paragraph_count: 1, unique_word_count: 8, average_word_length: 4.13, reading_time_seconds: 3,
+      word_count: 8,
+      character_count: 45,
+      character_count_no_spaces: 38,
+      line_count: 1,
+      sentence_count: 1,
+      paragraph_count: 1,
+      unique_word_count: 8,
+      average_word_length: 4.13,
+      reading_time_seconds: 3,
       top_words: [
-        { word: '3.14', count: 1 }, { word: "don't", count: 1 }, { word: 'e.g', count: 1 }, { word: "isn't", count: 1 },
-        { word: "it's", count: 1 }, { word: 'stop', count: 1 }, { word: 'the', count: 1 }, { word: 'u.s.a', count: 1 },
+        { word: '3.14', count: 1 },
+        { word: "don't", count: 1 },
+        { word: 'e.g', count: 1 },
+        { word: "isn't", count: 1 },
+        { word: "it's", count: 1 },
+        { word: 'stop', count: 1 },
+        { word: 'the', count: 1 },
+        { word: 'u.s.a', count: 1 },
       ],
     },
   ],
@@ -154,7 +272,8 @@ function reference(text: string, topWords = 10): TextStats {
   const letters = found.reduce((n, w) => n + [...graphemes.segment(w.segment)].length, 0);
   const lines = text === '' ? [] : text.replace(/(\r\n|\r|\n)$/, '').split(/\r\n|\r|\n/);
   const paragraphs = text.split(/(?:\r\n|\r(?!\n)|\n)(?:[^\S\r\n]*(?:\r\n|\r(?!\n)|\n))+/).filter((p) => p.trim() !== '');
-  const top = [...counts].map(([word, count]) => ({ word, count }))
+  const top = [...counts]
+    .map(([word, count]) => ({ word, count }))
     .sort((a, b) => b.count - a.count || (a.word < b.word ? -1 : a.word > b.word ? 1 : 0))
     .slice(0, topWords);
   return {
@@ -163,8 +282,7 @@ function reference(text: string, topWords = 10): TextStats {
     character_count_no_spaces: clusters.filter((g) => !/^\s+$/u.test(g)).length,
     line_count: lines.length,
     // A sentence counts when any word overlaps it (a word like "x.가" can straddle two sentences).
-    sentence_count: [...sentences.segment(text)].filter((s) =>
-      found.some((w) => w.index < s.index + s.segment.length && w.index + w.segment.length > s.index)).length,
+    sentence_count: [...sentences.segment(text)].filter((s) => found.some((w) => w.index < s.index + s.segment.length && w.index + w.segment.length > s.index)).length,
     paragraph_count: paragraphs.length,
     unique_word_count: counts.size,
     average_word_length: found.length === 0 ? 0 : Math.round((letters / found.length) * 100) / 100,
@@ -175,10 +293,72 @@ function reference(text: string, topWords = 10): TextStats {
 
 /** Pieces chosen to hit every special case of the segmentation rules and of our fast paths. */
 const PIECES = [
-  'a', 'Z', 'é', 'e\u0301', 'a\u0308\u0301', 'ж', 'λ', 'ب', '\u064E', '1', '_', '.', ',', ':', ';', "'", '’', '-', '“', '»',
-  '!', '?', '…', ' ', '  ', '\u00A0', '\u3000', '\n', '\r', '\r\n', '\t', '\u2029', '今日', 'は', '天気', '。', '、',
-  '😀', '👍🏽', '👨‍👩‍👧', '🇫🇷', '🇫', '\u200D', '\u0301', '\uFE0F', '#️⃣', '한국', '가', '\u1100\u1161', '\u11A8',
-  'मन', 'क्ष', '्', '\u0600', 'ทดสอบ', 'ำ', 'İ', 'ß', 'ﬁ', '\uFEFF', '\uD800', '\uDC00', '𝐀', '_\u0301', 'ـ', 'x',
+  'a',
+  'Z',
+  'é',
+  'e\u0301',
+  'a\u0308\u0301',
+  'ж',
+  'λ',
+  'ب',
+  '\u064E',
+  '1',
+  '_',
+  '.',
+  ',',
+  ':',
+  ';',
+  "'",
+  '’',
+  '-',
+  '“',
+  '»',
+  '!',
+  '?',
+  '…',
+  ' ',
+  '  ',
+  '\u00A0',
+  '\u3000',
+  '\n',
+  '\r',
+  '\r\n',
+  '\t',
+  '\u2029',
+  '今日',
+  'は',
+  '天気',
+  '。',
+  '、',
+  '😀',
+  '👍🏽',
+  '👨‍👩‍👧',
+  '🇫🇷',
+  '🇫',
+  '\u200D',
+  '\u0301',
+  '\uFE0F',
+  '#️⃣',
+  '한국',
+  '가',
+  '\u1100\u1161',
+  '\u11A8',
+  'मन',
+  'क्ष',
+  '्',
+  '\u0600',
+  'ทดสอบ',
+  'ำ',
+  'İ',
+  'ß',
+  'ﬁ',
+  '\uFEFF',
+  '\uD800',
+  '\uDC00',
+  '𝐀',
+  '_\u0301',
+  'ـ',
+  'x',
 ];
 const mixedText = fc.array(fc.constantFrom(...PIECES), { maxLength: 40 }).map((parts) => parts.join(''));
 
@@ -196,13 +376,19 @@ describe('textStats', () => {
 
   test('top words: count descending, then word ascending, limited by topWords', () => {
     const stats = textStats('b a c b a b d', { topWords: 2 });
-    assert.deepEqual(stats.top_words, [{ word: 'b', count: 3 }, { word: 'a', count: 2 }]);
+    assert.deepEqual(stats.top_words, [
+      { word: 'b', count: 3 },
+      { word: 'a', count: 2 },
+    ]);
     assert.deepEqual(textStats('x y', { topWords: 0 }).top_words, []);
   });
 
   test('top words fold case, including the Turkish dotted capital I', () => {
     const stats = textStats('HELLO hello Hello İstanbul i\u0307stanbul');
-    assert.deepEqual(stats.top_words, [{ word: 'hello', count: 3 }, { word: 'i\u0307stanbul', count: 2 }]);
+    assert.deepEqual(stats.top_words, [
+      { word: 'hello', count: 3 },
+      { word: 'i\u0307stanbul', count: 2 },
+    ]);
   });
 
   test('reading time is exact for whole minutes and rounds partial seconds up', () => {
@@ -262,9 +448,9 @@ describe('textStats', () => {
     const long = 'x'.repeat(5000);
     assert.equal(textStats(long).word_count, 1);
     assert.equal(textStats(long).average_word_length, 5000);
-    const zalgo = 'e' + '\u0301\u0489'.repeat(3000);
+    const zalgo = `e${'\u0301\u0489'.repeat(3000)}`;
     assert.equal(textStats(zalgo).character_count, 1);
-    const family = '👨' + '\u200D👨'.repeat(1500);
+    const family = `👨${'\u200D👨'.repeat(1500)}`;
     assert.equal(textStats(family).character_count, 1);
     const han = '天'.repeat(3000);
     assert.deepEqual(textStats(han), reference(han));
@@ -276,8 +462,14 @@ describe('textStats', () => {
       fc.property(anyText, (text) => {
         const s = textStats(text);
         const counts = [
-          s.word_count, s.character_count, s.character_count_no_spaces, s.line_count, s.sentence_count,
-          s.paragraph_count, s.unique_word_count, s.reading_time_seconds,
+          s.word_count,
+          s.character_count,
+          s.character_count_no_spaces,
+          s.line_count,
+          s.sentence_count,
+          s.paragraph_count,
+          s.unique_word_count,
+          s.reading_time_seconds,
         ];
         for (const n of counts) assert.ok(Number.isInteger(n) && n >= 0, `${n} in ${JSON.stringify(s)}`);
         assert.ok(s.character_count_no_spaces <= s.character_count);
@@ -299,8 +491,35 @@ describe('textStats', () => {
   });
 
   test('agrees with the direct use of Intl.Segmenter on every pair of pieces, and with a third appended', () => {
-    const pieces = ['a', 'é', '1', '_', '.', ',', ':', "'", '’', ' ', '\n', '\r', '\u0301', '😀', '\u200D', '🇫', '가',
-      '\u1100', '्', 'क', '\u0600', '今', '。', 'ب', '،', 'ـ', '\t'];
+    const pieces = [
+      'a',
+      'é',
+      '1',
+      '_',
+      '.',
+      ',',
+      ':',
+      "'",
+      '’',
+      ' ',
+      '\n',
+      '\r',
+      '\u0301',
+      '😀',
+      '\u200D',
+      '🇫',
+      '가',
+      '\u1100',
+      '्',
+      'क',
+      '\u0600',
+      '今',
+      '。',
+      'ب',
+      '،',
+      'ـ',
+      '\t',
+    ];
     for (const a of pieces) {
       for (const b of pieces) {
         for (const c of ['', 'a', '.', ' ', '\u0301', '\u200D', '😀', '今', 'क']) {
@@ -314,9 +533,61 @@ describe('textStats', () => {
 
 /** ASCII pieces for each class the word and sentence rules tell apart, and sequences of them that real text has. */
 const ASCII_PIECES = [
-  'a', 'Z', 'x', 'I', '1', '_', '__', '.', '!', '?', ',', ';', ':', '-', "'", '"', '(', ')', ']', '{', ' ', '  ', '\t', '\v', '\f',
-  '\n', '\r', '\r\n', '\n\n', '@', '#', '/', '\\', '~', '\x00', '\x1c', '\x7f', 'Hello', 'world', 'U.S.A', 'e.g', '3.14',
-  '1,000', "don't", 'Mr', '. ', '! ', '? ', '."', '.) ', '... ', 'etc. and', 'A. B', 'x.y', 'a_b',
+  'a',
+  'Z',
+  'x',
+  'I',
+  '1',
+  '_',
+  '__',
+  '.',
+  '!',
+  '?',
+  ',',
+  ';',
+  ':',
+  '-',
+  "'",
+  '"',
+  '(',
+  ')',
+  ']',
+  '{',
+  ' ',
+  '  ',
+  '\t',
+  '\v',
+  '\f',
+  '\n',
+  '\r',
+  '\r\n',
+  '\n\n',
+  '@',
+  '#',
+  '/',
+  '\\',
+  '~',
+  '\x00',
+  '\x1c',
+  '\x7f',
+  'Hello',
+  'world',
+  'U.S.A',
+  'e.g',
+  '3.14',
+  '1,000',
+  "don't",
+  'Mr',
+  '. ',
+  '! ',
+  '? ',
+  '."',
+  '.) ',
+  '... ',
+  'etc. and',
+  'A. B',
+  'x.y',
+  'a_b',
 ];
 const asciiText = fc.oneof(
   fc.array(fc.constantFrom(...ASCII_PIECES), { maxLength: 60 }).map((parts) => parts.join('')),

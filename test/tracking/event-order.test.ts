@@ -65,11 +65,21 @@ describe('the event feed with concurrent writers (PostgreSQL)', { skip: postgres
       older.commit();
       await older.done;
       const late = await drain(tracker, source, early.cursor);
-      assert.deepEqual(late.events.map((e) => e.run_id), ['older', 'younger']);
+      assert.deepEqual(
+        late.events.map((e) => e.run_id),
+        ['older', 'younger'],
+      );
       const afterOlder = await tracker.events({ source, after: olderEvent!.id, limit: 10 });
-      assert.deepEqual(afterOlder.map((e) => e.run_id), ['younger'], 'the cursor is an event id');
+      assert.deepEqual(
+        afterOlder.map((e) => e.run_id),
+        ['younger'],
+        'the cursor is an event id',
+      );
       const newestFirst = await tracker.events({ source, order: 'desc', before: younger!.id, limit: 10 });
-      assert.deepEqual(newestFirst.map((e) => e.run_id), ['older']);
+      assert.deepEqual(
+        newestFirst.map((e) => e.run_id),
+        ['older'],
+      );
     } finally {
       older.commit();
       await older.done;
@@ -93,7 +103,10 @@ describe('the event feed with concurrent writers (PostgreSQL)', { skip: postgres
             if (rollback) throw new Error('rolled back on purpose');
           })
           .then(
-            () => (committed.add(name), committed.add(`${name}b`)),
+            () => {
+              committed.add(name);
+              committed.add(`${name}b`);
+            },
             (error: Error) => assert.equal(error.message, 'rolled back on purpose'),
           );
       }

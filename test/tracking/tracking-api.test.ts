@@ -41,7 +41,9 @@ async function startShop() {
           price: item.price.toFixed(2),
           priceCurrency: 'GBP',
           availability: `https://schema.org/${item.stock}`,
-          ...(item.list_price === undefined ? {} : { priceSpecification: { '@type': 'UnitPriceSpecification', priceType: 'https://schema.org/ListPrice', price: item.list_price } }),
+          ...(item.list_price === undefined
+            ? {}
+            : { priceSpecification: { '@type': 'UnitPriceSpecification', priceType: 'https://schema.org/ListPrice', price: item.list_price } }),
         },
       },
     }));
@@ -77,7 +79,6 @@ async function startReceiver(plan: Array<number | 'hang'>) {
   return { received, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, close: () => closeServer(server) };
 }
 
-
 type EventBody = StoredEvent;
 
 const ENV = {
@@ -102,7 +103,10 @@ for (const backend of backends()) {
     before(async () => {
       shop = await startShop();
       db = await backend.open();
-      closers.push(() => db.close(), () => shop.close());
+      closers.push(
+        () => db.close(),
+        () => shop.close(),
+      );
       const service = await mainServiceOn(db, { after: (fn) => closers.unshift(fn) }, ENV, { work: true, queueTiming: { retryDelaySeconds: 1 } });
       app = service.app;
       const schedule = await app.inject({ method: 'POST', url: '/schedules', payload: { name: 'lamps daily', cron: '0 6 * * *', job: { url: shop.url } } });
@@ -208,10 +212,7 @@ for (const backend of backends()) {
       assert.ok(first.first_seen_at < first.last_seen_at, 'seen by two runs');
       assert.ok(first.last_seen_at < second.first_seen_at);
       assert.notEqual(first.first_run, first.last_run);
-      assert.deepEqual(
-        { ...history.summary },
-        { points: 2, lowest: 15, highest: 20, first_seen_at: first.first_seen_at, last_change_at: second.first_seen_at },
-      );
+      assert.deepEqual({ ...history.summary }, { points: 2, lowest: 15, highest: 20, first_seen_at: first.first_seen_at, last_change_at: second.first_seen_at });
       const paged = (await app.inject({ url: `/products/${ids.A}/history?limit=1&offset=1` })).json();
       assert.deepEqual(paged.points, [second]);
       assert.equal(paged.summary.points, 2, 'the summary covers the range, not the page');
@@ -234,7 +235,10 @@ for (const backend of backends()) {
     test('GET /products filters a shopper asks for: price_dropped_since, changed_since, availability; CSV and NDJSON exports', async () => {
       const since = encodeURIComponent(startedAt);
       const dropped = (await app.inject({ url: `/products?price_dropped_since=${since}` })).json();
-      assert.deepEqual(dropped.map((p: { id: number }) => p.id), [ids.A]);
+      assert.deepEqual(
+        dropped.map((p: { id: number }) => p.id),
+        [ids.A],
+      );
       const changed = (await app.inject({ url: `/products?changed_since=${since}` })).json();
       assert.deepEqual(changed.map((p: { id: number }) => p.id).sort(), [ids.A, ids.B].sort());
       const future = encodeURIComponent(new Date(Date.now() + 60_000).toISOString());
@@ -252,7 +256,11 @@ for (const backend of backends()) {
       assertProblem(await app.inject({ url: '/products?currency=pounds' }), 422);
 
       // A title a spreadsheet would run as a formula is exported as text.
-      const made = await app.inject({ method: 'POST', url: '/products', payload: { title: '=HYPERLINK("http://x.test","click")', price: 1.5, description: 'line one\nline "two", three' } });
+      const made = await app.inject({
+        method: 'POST',
+        url: '/products',
+        payload: { title: '=HYPERLINK("http://x.test","click")', price: 1.5, description: 'line one\nline "two", three' },
+      });
       assert.equal(made.statusCode, 201);
       const csv = await app.inject({ url: '/products?sort=id', headers: { accept: 'text/csv' } });
       assert.match(String(csv.headers['content-type']), /^text\/csv/);
@@ -262,7 +270,10 @@ for (const backend of backends()) {
       assert.ok(csv.body.includes(`${made.json().id},"'=HYPERLINK(""http://x.test"",""click"")",1.5,,"line one\nline ""two"", three",`), csv.body);
       const ndjson = await app.inject({ url: '/products?availability=in_stock', headers: { accept: 'application/x-ndjson' } });
       assert.match(String(ndjson.headers['content-type']), /^application\/x-ndjson/);
-      const rows = ndjson.body.trimEnd().split('\n').map((line) => JSON.parse(line));
+      const rows = ndjson.body
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line));
       assert.deepEqual(rows.map((p: { id: number }) => p.id).sort(), [ids.A, ids.B, ids.C].sort());
       await app.inject({ method: 'DELETE', url: `/products/${made.json().id}` });
     });
@@ -346,7 +357,10 @@ for (const backend of backends()) {
       const link = String(page1.headers.link);
       assert.match(link, /^<\/events\?limit=3&after=\d+>; rel="next"$/);
       const next = await app.inject({ url: link.slice(1, link.indexOf('>')) });
-      assert.deepEqual([...page1.json(), ...next.json()].map((e: EventBody) => e.id), all.slice(0, 6).map((e) => e.id));
+      assert.deepEqual(
+        [...page1.json(), ...next.json()].map((e: EventBody) => e.id),
+        all.slice(0, 6).map((e) => e.id),
+      );
       const bySource = await events(`?source=${encodeURIComponent(shop.url)}&limit=1000`);
       assert.ok(bySource.length > 0 && bySource.every((e) => e.source === shop.source));
       const both = await events('?type=price.changed,availability.changed&limit=1000');
@@ -354,11 +368,23 @@ for (const backend of backends()) {
       assert.deepEqual(await events(`?since=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`), []);
       // Newest first for a feed, paged with `before`.
       const newest = await app.inject({ url: '/events?order=desc&limit=2' });
-      assert.deepEqual(newest.json().map((e: EventBody) => e.id), all.slice(-2).reverse().map((e) => e.id));
+      assert.deepEqual(
+        newest.json().map((e: EventBody) => e.id),
+        all
+          .slice(-2)
+          .reverse()
+          .map((e) => e.id),
+      );
       const before = String(newest.headers.link);
       assert.match(before, /before=\d+/);
       const older = (await app.inject({ url: before.slice(1, before.indexOf('>')) })).json();
-      assert.deepEqual(older.map((e: EventBody) => e.id), all.slice(-4, -2).reverse().map((e) => e.id));
+      assert.deepEqual(
+        older.map((e: EventBody) => e.id),
+        all
+          .slice(-4, -2)
+          .reverse()
+          .map((e) => e.id),
+      );
       assertProblem(await app.inject({ url: '/events?type=price.exploded' }), 422);
       assertProblem(await app.inject({ url: '/events?after=-1' }), 422);
 
@@ -368,7 +394,13 @@ for (const backend of backends()) {
       assert.equal(lines[0], 'id,type,product_id,source,run_id,created_at,data');
       assert.equal(lines.length, 1 + all.filter((e) => e.type === 'price.changed').length);
       const nd = await app.inject({ url: `/events?after=${all[1]!.id}&limit=2`, headers: { accept: 'application/x-ndjson' } });
-      assert.deepEqual(nd.body.trimEnd().split('\n').map((l) => JSON.parse(l)), all.slice(2, 4));
+      assert.deepEqual(
+        nd.body
+          .trimEnd()
+          .split('\n')
+          .map((l) => JSON.parse(l)),
+        all.slice(2, 4),
+      );
     });
 
     test('events and products commit together: a run that fails while writing its events leaves neither', async () => {
@@ -451,7 +483,9 @@ for (const backend of backends()) {
     test('webhooks: a receiver that never answers is disabled after the last attempt, with the reason; PATCH enables it again', async () => {
       const silent = await startReceiver(['hang']);
       closers.unshift(() => silent.close());
-      const hook = (await app.inject({ method: 'POST', url: '/webhooks', payload: { url: silent.url, events: ['*'], secret: `whsec_${Buffer.alloc(24, 7).toString('base64')}` } })).json();
+      const hook = (
+        await app.inject({ method: 'POST', url: '/webhooks', payload: { url: silent.url, events: ['*'], secret: `whsec_${Buffer.alloc(24, 7).toString('base64')}` } })
+      ).json();
       await app.inject({ method: 'PATCH', url: `/products/${ids.B}`, payload: { availability: 'out_of_stock' } });
       const disabled = await until('the webhook disabled', async () => {
         const now = (await app.inject({ url: `/webhooks/${hook.id}` })).json();
@@ -508,7 +542,10 @@ for (const backend of backends()) {
       ];
       for (const [payload, path] of bad) {
         const problem = assertProblem(await app.inject({ method: 'POST', url: '/webhooks', payload: payload as object }), 422);
-        assert.ok(problem.errors.some((e: { path: string }) => e.path.startsWith(path)), JSON.stringify(problem.errors));
+        assert.ok(
+          problem.errors.some((e: { path: string }) => e.path.startsWith(path)),
+          JSON.stringify(problem.errors),
+        );
       }
       const guarded = await mainServiceOn(db, { after: (fn) => closers.unshift(fn) }, { ...ENV, SCRAPE_ALLOW_PRIVATE_NETWORKS: 'false' });
       for (const url of ['http://127.0.0.1:9/hook', 'http://10.0.0.8/hook', 'http://[::1]/hook', 'http://169.254.169.254/latest']) {
@@ -544,7 +581,12 @@ for (const backend of backends()) {
           while ((at = buffer.indexOf('\n\n')) !== -1) {
             const block = buffer.slice(0, at);
             buffer = buffer.slice(at + 2);
-            const fields = Object.fromEntries(block.split('\n').filter((l) => /^(id|event|data):/.test(l)).map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trim()]));
+            const fields = Object.fromEntries(
+              block
+                .split('\n')
+                .filter((l) => /^(id|event|data):/.test(l))
+                .map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trim()]),
+            );
             if (fields.data !== undefined) seen.push({ id: fields.id!, event: fields.event!, data: JSON.parse(fields.data) });
           }
         }
@@ -569,18 +611,32 @@ for (const backend of backends()) {
       await other.app.inject({ method: 'PATCH', url: `/products/${ids.C}`, payload: { price: 3.5 } });
       await resumed;
       const expected = (await events(`?after=${newest}&limit=1000`)).map((e) => String(e.id));
-      assert.deepEqual(seen.map((s) => s.id), expected, 'every event once, in order');
-      assert.deepEqual(seen.map((s) => s.event), seen.map((s) => s.data.type), 'the SSE event name is the type');
-      assert.deepEqual(seen.map((s) => s.data.product_id), [ids.A, ids.B, ids.A, ids.B, ids.C, ids.C]);
+      assert.deepEqual(
+        seen.map((s) => s.id),
+        expected,
+        'every event once, in order',
+      );
+      assert.deepEqual(
+        seen.map((s) => s.event),
+        seen.map((s) => s.data.type),
+        'the SSE event name is the type',
+      );
+      assert.deepEqual(
+        seen.map((s) => s.data.product_id),
+        [ids.A, ids.B, ids.A, ids.B, ids.C, ids.C],
+      );
 
       // Filters apply to the stream as to the list; `after` starts a first connection at a cursor.
       seen.length = 0;
       await read({}, 2, `?product_id=${ids.C}&after=${newest}`);
-      assert.deepEqual(seen.map((s) => s.data.product_id), [ids.C, ids.C]);
+      assert.deepEqual(
+        seen.map((s) => s.data.product_id),
+        [ids.C, ids.C],
+      );
       assertProblem(await app.inject({ url: '/events/stream', headers: { 'last-event-id': 'abc' } }), 422);
     });
 
-    test('every history point ends no earlier than it began, also a scraped product\'s state set later through the API', async () => {
+    test("every history point ends no earlier than it began, also a scraped product's state set later through the API", async () => {
       for (const id of [ids.A, ids.B, ids.C]) {
         const { points } = (await app.inject({ url: `/products/${id}/history?limit=1000` })).json();
         for (const point of points) assert.ok(point.last_seen_at >= point.first_seen_at, JSON.stringify(point));

@@ -6,7 +6,6 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { App } from '../../src/http/base-app.js';
-import { findChromium } from '../../src/scraping/browser/index.js';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site.js';
 import { backends, chromiumPath, mainServiceOn, noChromium, warnIfNoPostgres } from '../helpers.js';
 import { until } from '../wait.js';
@@ -55,7 +54,10 @@ for (const backend of backends()) {
     before(async () => {
       site = await startFixtureSite({ catalogue: { pages: 2, perPage: 6 } });
       const db = await backend.open();
-      closers.push(() => db.close(), () => site.close());
+      closers.push(
+        () => db.close(),
+        () => site.close(),
+      );
       const service = await mainServiceOn(
         db,
         { after: (fn) => closers.unshift(fn) },
@@ -118,9 +120,13 @@ for (const backend of backends()) {
       await page.locator('main h1', { hasText: 'Desk lamp' }).waitFor();
       await page.goto(`${origin}/ui/products/999999`);
       await page.getByRole('alert').waitFor();
-      assert.match(await page.getByRole('alert').textContent() ?? '', /Not Found.*Product 999999 does not exist/);
+      assert.match((await page.getByRole('alert').textContent()) ?? '', /Not Found.*Product 999999 does not exist/);
       await page.close();
-      assert.deepEqual(problems.filter((p) => !p.includes('404')), [], 'only the expected 404');
+      assert.deepEqual(
+        problems.filter((p) => !p.includes('404')),
+        [],
+        'only the expected 404',
+      );
     });
 
     test('the product screen plots its history: the chart holds the states, with list price and stock', async () => {
@@ -141,7 +147,7 @@ for (const backend of backends()) {
       await page.getByText('The points as a table').click();
       assert.equal(await page.locator('table.history tbody tr').count(), 4);
       assert.equal(await page.locator('ol.events li').count(), 5);
-      assert.match(await page.locator('ol.events li').first().textContent() ?? '', /back in stock/);
+      assert.match((await page.locator('ol.events li').first().textContent()) ?? '', /back in stock/);
       await page.close();
       assert.deepEqual(problems, []);
     });
@@ -153,11 +159,11 @@ for (const backend of backends()) {
       await page.getByLabel('Pages to follow (next links)').fill('2');
       await page.getByRole('button', { name: 'Explain' }).click();
       await page.getByRole('heading', { name: 'What a scrape would do' }).waitFor();
-      assert.match(await page.locator('#explain-h + p').textContent() ?? '', /12 products/);
+      assert.match((await page.locator('#explain-h + p').textContent()) ?? '', /12 products/);
       await page.getByRole('button', { name: 'Run' }).click();
       await page.locator('.job-progress').waitFor();
       await page.locator('.job-progress .badge-succeeded').waitFor({ timeout: 30_000 });
-      assert.match(await page.locator('.job-progress .counts').textContent() ?? '', /2 pages done.*12 products/s);
+      assert.match((await page.locator('.job-progress .counts').textContent()) ?? '', /2 pages done.*12 products/s);
       await page.getByRole('heading', { name: '12 products found' }).waitFor();
       assert.equal(await page.locator('table.found tbody tr').count(), 12);
       await page.close();
@@ -180,7 +186,7 @@ for (const backend of backends()) {
       await page.locator(`ol.events li[data-event-id="${event.id}"]`).waitFor();
       assert.equal(await page.evaluate(() => (globalThis as unknown as { stayedLoaded?: boolean }).stayedLoaded), true, 'the page was not reloaded');
       assert.deepEqual(requested, [], 'the event came over the stream opened before the change');
-      assert.match(await page.locator('ol.events li').first().textContent() ?? '', /£27\.50 → £19\.99/);
+      assert.match((await page.locator('ol.events li').first().textContent()) ?? '', /£27\.50 → £19\.99/);
       assert.equal(await page.locator('ol.events li').count(), before + 1);
       await page.close();
       assert.deepEqual(problems, []);
@@ -227,19 +233,25 @@ for (const backend of backends()) {
       await page.locator('.job-progress .badge-succeeded').waitFor({ timeout: 30_000 });
       await page.getByRole('link', { name: 'Jobs', exact: true }).click();
       await page.locator('tbody tr').nth(1).waitFor();
-      assert.ok((await page.locator('tbody tr').count()) >= 2, 'the scrape screen\'s job and this one');
+      assert.ok((await page.locator('tbody tr').count()) >= 2, "the scrape screen's job and this one");
       await page.goto(`${origin}/ui/logs`);
       await page.getByLabel('Status').selectOption('succeeded');
       await page.waitForURL(/status=succeeded/);
       await page.locator('tbody tr a').first().click();
       await page.locator('pre.raw').waitFor();
-      assert.match(await page.locator('pre.raw').textContent() ?? '', /"status": "succeeded"/);
+      assert.match((await page.locator('pre.raw').textContent()) ?? '', /"status": "succeeded"/);
       await page.close();
       assert.deepEqual(problems, []);
     });
 
     test('with API_KEY set: reads work without the key, a write says what to do, and the key set for the tab makes it work', async () => {
-      const keyed = await mainServiceOn(await backend.open().then((db) => (closers.unshift(() => db.close()), db)), { after: (fn) => closers.unshift(fn) }, { API_KEY: 'sesame-0123456789', SCRAPE_ALLOW_PRIVATE_NETWORKS: 'true', DEMO_SITE_URL: `${site.url}books/` });
+      const keyedDb = await backend.open();
+      closers.unshift(() => keyedDb.close());
+      const keyed = await mainServiceOn(
+        keyedDb,
+        { after: (fn) => closers.unshift(fn) },
+        { API_KEY: 'sesame-0123456789', SCRAPE_ALLOW_PRIVATE_NETWORKS: 'true', DEMO_SITE_URL: `${site.url}books/` },
+      );
       await keyed.app.listen({ port: 0, host: '127.0.0.1' });
       const keyedOrigin = `http://127.0.0.1:${(keyed.app.server.address() as AddressInfo).port}`;
       const { page } = await watchedPage(context, keyedOrigin);
@@ -250,7 +262,7 @@ for (const backend of backends()) {
       await page.goto(`${keyedOrigin}/ui/schedules`);
       const alert = page.getByRole('alert').first();
       await alert.waitFor();
-      assert.match(await alert.textContent() ?? '', /Unauthorized.*API key.*kept for this tab only/s);
+      assert.match((await alert.textContent()) ?? '', /Unauthorized.*API key.*kept for this tab only/s);
       await page.getByRole('button', { name: 'API key' }).click();
       await page.getByLabel('API key (kept for this tab only)').fill('sesame-0123456789');
       await page.getByRole('button', { name: 'Save' }).click();

@@ -51,13 +51,26 @@ function KeyControl() {
     <button type="button" aria-expanded=${open} aria-controls="key-form" onClick=${() => setOpen(!open)}>
       API key${key ? ' ✓' : ''}
     </button>
-    ${open &&
-    html`<form id="key-form" class="key-form" onSubmit=${save}>
+    ${
+      open &&
+      html`<form id="key-form" class="key-form" onSubmit=${save}>
       <label for="api-key">API key (kept for this tab only)</label>
       <input id="api-key" name="key" type="password" autocomplete="off" value=${key} ref=${input} />
       <button type="submit">Save</button>
-      ${key && html`<button type="button" onClick=${() => (setApiKey(''), setOpen(false))}>Forget</button>`}
-    </form>`}
+      ${
+        key &&
+        html`<button
+          type="button"
+          onClick=${() => {
+            setApiKey('');
+            setOpen(false);
+          }}
+        >
+          Forget
+        </button>`
+      }
+    </form>`
+    }
   </div>`;
 }
 
@@ -78,18 +91,17 @@ function App() {
       <a class="brand" href="/ui/products">Data aggregator</a>
       <nav aria-label="Screens">
         <ul>
-          ${NAV.map(
-            ([id, href, label]) =>
-              html`<li><a href=${href} aria-current=${found?.nav === id ? 'page' : undefined}>${label}</a></li>`,
-          )}
+          ${NAV.map(([id, href, label]) => html`<li><a href=${href} aria-current=${found?.nav === id ? 'page' : undefined}>${label}</a></li>`)}
         </ul>
       </nav>
       <${KeyControl} />
     </header>
     <main id="main" tabindex="-1" ref=${main}>
-      ${found
-        ? html`<${found.screen} params=${found.params} query=${route.params} key=${`${route.path} ${keyRound}`} />`
-        : html`<h1>Not found</h1><p>There is no screen at this address. <a href="/ui/products">Go to the products</a>.</p>`}
+      ${
+        found
+          ? html`<${found.screen} params=${found.params} query=${route.params} key=${`${route.path} ${keyRound}`} />`
+          : html`<h1>Not found</h1><p>There is no screen at this address. <a href="/ui/products">Go to the products</a>.</p>`
+      }
     </main>
     <footer class="bottom"><a href="/docs">API docs</a> · <a href="/health">Health</a></footer>
   `;

@@ -18,7 +18,10 @@ export const migration: Migration = {
       const { shown, hidden } = splitSecrets(row.request);
       if (hidden === null && redactUrl(row.source_url) === row.source_url) continue;
       await tx.query('UPDATE jobs SET request = $2, request_private = $3, source_url = $4 WHERE id = $1', [
-        row.id, JSON.stringify(shown), hidden === null ? null : JSON.stringify(hidden), redactUrl(row.source_url),
+        row.id,
+        JSON.stringify(shown),
+        hidden === null ? null : JSON.stringify(hidden),
+        redactUrl(row.source_url),
       ]);
     }
     for (const row of await tx.query<{ id: string; job: unknown }>('SELECT id, job FROM schedules')) {
@@ -40,7 +43,8 @@ export const migration: Migration = {
       const hash = row.scrape_key.indexOf('#');
       // "page#title" keys (a product without its own URL) keep their title; only the page part is
       // canonical. (A key whose URL had a fragment reads the same way: it stays as it was, less canonical.)
-      const key = hash === -1 ? urlKey(row.scrape_key) : row.scrape_key.includes('#sha256=') ? null : productKey(null, row.scrape_key.slice(0, hash), row.scrape_key.slice(hash + 1));
+      const key =
+        hash === -1 ? urlKey(row.scrape_key) : row.scrape_key.includes('#sha256=') ? null : productKey(null, row.scrape_key.slice(0, hash), row.scrape_key.slice(hash + 1));
       if (key === null || key === row.scrape_key || taken.has(key)) continue;
       await tx.query('UPDATE products SET scrape_key = $2 WHERE id = $1', [row.id, key]);
       taken.add(key);

@@ -90,7 +90,10 @@ export function createContextPool(options: ContextPoolOptions): ContextPool {
     } catch (error) {
       if (context !== undefined) {
         spareSet.delete(context);
-        await settlesWithin(context.close().catch(() => undefined), CLOSE_GRACE_MS);
+        await settlesWithin(
+          context.close().catch(() => undefined),
+          CLOSE_GRACE_MS,
+        );
       }
       await proxy.close();
       throw error;
@@ -100,7 +103,12 @@ export function createContextPool(options: ContextPoolOptions): ContextPool {
   /** Closes a context and its proxy; a context that will not close takes the browser down with it. */
   async function dispose(prepared: Prepared): Promise<void> {
     spareSet.delete(prepared.context);
-    if (!(await settlesWithin(prepared.context.close().catch(() => undefined), CLOSE_GRACE_MS))) {
+    if (
+      !(await settlesWithin(
+        prepared.context.close().catch(() => undefined),
+        CLOSE_GRACE_MS,
+      ))
+    ) {
       await launcher.kill(prepared.browser, `a browser context did not close within ${CLOSE_GRACE_MS} ms`);
     }
     await prepared.proxy.close();
@@ -163,11 +171,21 @@ export function createContextPool(options: ContextPoolOptions): ContextPool {
     },
 
     openContexts() {
-      return launcher.current()?.browser.contexts().filter((context) => !spareSet.has(context)).length ?? 0;
+      return (
+        launcher
+          .current()
+          ?.browser.contexts()
+          .filter((context) => !spareSet.has(context)).length ?? 0
+      );
     },
 
     spareContexts() {
-      return launcher.current()?.browser.contexts().filter((context) => spareSet.has(context)).length ?? 0;
+      return (
+        launcher
+          .current()
+          ?.browser.contexts()
+          .filter((context) => spareSet.has(context)).length ?? 0
+      );
     },
 
     waitingForSlot: () => slots.waiting('browser'),

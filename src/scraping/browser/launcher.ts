@@ -145,7 +145,7 @@ export function createLauncher(options: { executablePath: string | undefined; lo
 
   function ensure(): Promise<RunningBrowser> {
     if (closing) return Promise.reject(closedError());
-    if (running !== undefined && running.browser.isConnected()) return Promise.resolve(running);
+    if (running?.browser.isConnected()) return Promise.resolve(running);
     // Shared so that concurrent first renders start one process, not one each.
     launching ??= launchBrowser().finally(() => {
       launching = undefined;
@@ -271,7 +271,7 @@ export function createLauncher(options: { executablePath: string | undefined; lo
     ensure,
 
     current() {
-      return running !== undefined && running.browser.isConnected() ? running : undefined;
+      return running?.browser.isConnected() ? running : undefined;
     },
 
     kill,
@@ -279,7 +279,7 @@ export function createLauncher(options: { executablePath: string | undefined; lo
     status() {
       if (closing) return { available: false, detail: 'closed' };
       if (executablePath === undefined) return { available: false, detail: 'not found: set CHROMIUM_PATH' };
-      if (running !== undefined && running.browser.isConnected()) {
+      if (running?.browser.isConnected()) {
         return { available: true, detail: `chromium ${running.version}, ${describeConfinement(running.confinement)} (running)` };
       }
       if (!isExecutableFile(executablePath)) return { available: false, detail: `not found at ${executablePath}: set CHROMIUM_PATH` };
@@ -294,8 +294,16 @@ export function createLauncher(options: { executablePath: string | undefined; lo
       const target = running;
       running = undefined;
       if (target !== undefined) {
-        await settlesWithin(target.browser.close().catch(() => undefined), CLOSE_GRACE_MS);
-        if (!(await settlesWithin(target.server.close().catch(() => undefined), CLOSE_GRACE_MS))) {
+        await settlesWithin(
+          target.browser.close().catch(() => undefined),
+          CLOSE_GRACE_MS,
+        );
+        if (
+          !(await settlesWithin(
+            target.server.close().catch(() => undefined),
+            CLOSE_GRACE_MS,
+          ))
+        ) {
           await target.server.kill().catch(() => undefined);
         }
       }
@@ -306,7 +314,11 @@ export function createLauncher(options: { executablePath: string | undefined; lo
 
 /** The plans for this process, best confined first. */
 function launchPlans(): LaunchPlan[] {
-  if (process.getuid?.() !== 0) return [{ sandbox: true, runAs: undefined }, { sandbox: false, runAs: undefined }];
+  if (process.getuid?.() !== 0)
+    return [
+      { sandbox: true, runAs: undefined },
+      { sandbox: false, runAs: undefined },
+    ];
   const user = unprivilegedUser();
   const asRoot: LaunchPlan = { sandbox: false, runAs: undefined };
   if (user === undefined) {
@@ -321,10 +333,7 @@ function launchPlans(): LaunchPlan[] {
  * this plan's confinement, rather than, say, a crash; undefined when there is none.
  */
 function refusal(plan: LaunchPlan, message: string): string | undefined {
-  const patterns = [
-    ...(plan.sandbox ? [/sandbox|namespace|zygote|seccomp/i] : []),
-    ...(plan.runAs === undefined ? [] : [/setpriv|EACCES|permission denied|not permitted/i]),
-  ];
+  const patterns = [...(plan.sandbox ? [/sandbox|namespace|zygote|seccomp/i] : []), ...(plan.runAs === undefined ? [] : [/setpriv|EACCES|permission denied|not permitted/i])];
   // Playwright's own lines (the command it ran) are not the browser's answer.
   const lines = message.split('\n').filter((candidate) => !candidate.includes('<launching>'));
   const line = lines.find((candidate) => patterns.some((pattern) => pattern.test(candidate)));

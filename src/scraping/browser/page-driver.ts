@@ -41,7 +41,9 @@ interface InPage {
     doctype: { name: string } | null;
     documentElement: { outerHTML: string };
   };
-  MutationObserver: new (callback: () => void) => {
+  MutationObserver: new (
+    callback: () => void,
+  ) => {
     observe(target: unknown, options: Record<string, boolean>): void;
     disconnect(): void;
   };
@@ -111,13 +113,7 @@ function tooLarge(url: string, limit: number): UpstreamFailed {
 }
 
 /** Navigates, waits for the content the caller wants, and reads the rendered HTML. */
-export async function drivePage(
-  handle: PageHandle,
-  url: string,
-  options: DriveOptions,
-  deadlineAt: number,
-  onNavigated: () => void,
-): Promise<FetchedPage> {
+export async function drivePage(handle: PageHandle, url: string, options: DriveOptions, deadlineAt: number, onNavigated: () => void): Promise<FetchedPage> {
   const { page, proxy, binding } = handle;
   const remaining = (): number => Math.max(1, deadlineAt - Date.now());
   let response: Response | null;

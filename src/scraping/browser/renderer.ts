@@ -105,10 +105,7 @@ export function createBrowserRenderer(options: BrowserRendererOptions): BrowserR
     // Playwright's timeouts cover navigation and waiting, but not page.content() on a page whose script
     // never yields, nor a browser that stopped answering; this one does not depend on the browser.
     const hardDeadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new UpstreamTimeout(`${url} did not finish rendering within ${timeoutMs} ms.`)),
-        timeoutMs + HARD_DEADLINE_MARGIN_MS,
-      );
+      timer = setTimeout(() => reject(new UpstreamTimeout(`${url} did not finish rendering within ${timeoutMs} ms.`)), timeoutMs + HARD_DEADLINE_MARGIN_MS);
     });
     let succeeded = false;
     try {

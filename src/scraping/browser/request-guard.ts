@@ -10,11 +10,7 @@ export interface RequestGuard {
   readonly trustedOrigin: string | undefined;
 }
 
-export function createRequestGuard(
-  guardRequest: (url: string) => Promise<boolean>,
-  trustedOrigin: string | undefined,
-  logger: BrowserLogger | undefined,
-): RequestGuard {
+export function createRequestGuard(guardRequest: (url: string) => Promise<boolean>, trustedOrigin: string | undefined, logger: BrowserLogger | undefined): RequestGuard {
   const answers = new Map<string, Promise<boolean>>();
   return {
     trustedOrigin,

@@ -9,7 +9,13 @@ export async function settlesWithin(promise: Promise<unknown>, ms: number): Prom
     timer = setTimeout(() => resolve(false), ms);
   });
   try {
-    return await Promise.race([promise.then(() => true, () => true), expired]);
+    return await Promise.race([
+      promise.then(
+        () => true,
+        () => true,
+      ),
+      expired,
+    ]);
   } finally {
     clearTimeout(timer);
   }

@@ -10,7 +10,7 @@ export function apiKey() {
 export function setApiKey(key) {
   if (key) sessionStorage.setItem(KEY_STORAGE, key);
   else sessionStorage.removeItem(KEY_STORAGE);
-  keyListeners.forEach((listener) => listener(key));
+  for (const listener of keyListeners) listener(key);
 }
 
 const keyListeners = new Set();

@@ -10,7 +10,9 @@ function current() {
 }
 
 const listeners = new Set();
-window.addEventListener('popstate', () => listeners.forEach((listener) => listener(current())));
+window.addEventListener('popstate', () => {
+  for (const listener of listeners) listener(current());
+});
 
 /** Goes to `to` (a path below /ui, with its query); `replace` keeps the history entry (filters, paging). */
 export function navigate(to, { replace = false } = {}) {
@@ -18,7 +20,7 @@ export function navigate(to, { replace = false } = {}) {
   if (url === location.pathname + location.search) return;
   if (replace) history.replaceState(null, '', url);
   else history.pushState(null, '', url);
-  listeners.forEach((listener) => listener(current()));
+  for (const listener of listeners) listener(current());
   if (!replace) window.scrollTo(0, 0);
 }
 
@@ -47,7 +49,12 @@ export function interceptLinks(root) {
 /** Matches `path` against patterns such as "/products/:id"; answers the params or null. */
 export function match(pattern, path) {
   const names = [];
-  const regex = new RegExp(`^${pattern.replace(/:(\w+)/g, (_, name) => (names.push(name), '([^/]+)'))}/?$`);
+  const regex = new RegExp(
+    `^${pattern.replace(/:(\w+)/g, (_, name) => {
+      names.push(name);
+      return '([^/]+)';
+    })}/?$`,
+  );
   const found = regex.exec(path);
   if (!found) return null;
   return Object.fromEntries(names.map((name, i) => [name, decodeURIComponent(found[i + 1])]));

@@ -29,7 +29,7 @@ export function openStream(url, { onEvent, onStatus }) {
         onStatus?.('live');
         await read(response.body);
         if (controller.signal.aborted) return;
-      } catch (error) {
+      } catch {
         if (controller.signal.aborted) return;
       }
       onStatus?.('reconnecting');

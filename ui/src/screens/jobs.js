@@ -72,8 +72,10 @@ export function JobsScreen({ query: params }) {
     <${ErrorBox} error=${error} />
     ${loading && !data ? html`<${Loading} what="Loading jobs" />` : ''}
     ${data && data.length === 0 ? html`<${Empty}><p>No jobs${status ? ` that are ${status}` : ''}. <a href="/ui/scrape">Start one</a>.</p><//>` : ''}
-    ${data && data.length > 0 &&
-    html`<div class="table-wrap"><table>
+    ${
+      data &&
+      data.length > 0 &&
+      html`<div class="table-wrap"><table>
         <thead><tr><th scope="col">Job</th><th scope="col">Status</th><th scope="col" class="num">Pages</th><th scope="col" class="num">Products</th><th scope="col">Created</th></tr></thead>
         <tbody>
           ${data.map(
@@ -87,7 +89,8 @@ export function JobsScreen({ query: params }) {
           )}
         </tbody>
       </table></div>
-      <${Pager} offset=${offset} limit=${LIMIT} total=${total} onPage=${(at) => navigate(`/jobs${query({ status, offset: at || '' })}`)} />`}
+      <${Pager} offset=${offset} limit=${LIMIT} total=${total} onPage=${(at) => navigate(`/jobs${query({ status, offset: at || '' })}`)} />`
+    }
   `;
 }
 

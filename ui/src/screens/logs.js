@@ -27,8 +27,10 @@ export function LogsScreen({ query: params }) {
     <${ErrorBox} error=${error} />
     ${loading && !data ? html`<${Loading} what="Loading logs" />` : ''}
     ${data && data.length === 0 ? html`<${Empty}><p>No scrape logs${status ? ` that are ${status}` : ''}. Every scrape run writes one, failed ones included.</p><//>` : ''}
-    ${data && data.length > 0 &&
-    html`<div class="table-wrap"><table>
+    ${
+      data &&
+      data.length > 0 &&
+      html`<div class="table-wrap"><table>
         <thead><tr><th scope="col">Started</th><th scope="col">Status</th><th scope="col">Source</th><th scope="col">Mode</th><th scope="col" class="num">Products</th><th scope="col" class="num">ms</th></tr></thead>
         <tbody>
           ${data.map(
@@ -43,7 +45,8 @@ export function LogsScreen({ query: params }) {
           )}
         </tbody>
       </table></div>
-      <${Pager} offset=${offset} limit=${LIMIT} total=${total} onPage=${(at) => navigate(`/logs${query({ status, offset: at || '' })}`)} />`}
+      <${Pager} offset=${offset} limit=${LIMIT} total=${total} onPage=${(at) => navigate(`/logs${query({ status, offset: at || '' })}`)} />`
+    }
   `;
 }
 

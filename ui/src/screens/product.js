@@ -63,8 +63,9 @@ export function ProductScreen({ params }) {
       <${ErrorBox} error=${history.error} />
       ${history.loading && !history.data ? html`<${Loading} what="Loading the history" />` : ''}
       ${history.data && points.length === 0 ? html`<${Empty}><p>No history yet.</p><//>` : ''}
-      ${points.length > 0 &&
-      html`<${PriceChart} points=${points} currency=${p.currency} />
+      ${
+        points.length > 0 &&
+        html`<${PriceChart} points=${points} currency=${p.currency} />
         <p class="muted">
           ${summary.points} state${summary.points === 1 ? '' : 's'} · lowest ${money(summary.lowest, p.currency)} · highest ${money(summary.highest, p.currency)}
           · first seen ${time(summary.first_seen_at)}${summary.last_change_at ? html` · last change ${time(summary.last_change_at)}` : ''}
@@ -86,7 +87,8 @@ export function ProductScreen({ params }) {
               </tbody>
             </table>
           </div>
-        </details>`}
+        </details>`
+      }
     </section>
 
     <section aria-labelledby="fields-h">

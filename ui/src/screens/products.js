@@ -76,15 +76,21 @@ export function ProductsScreen({ query: params }) {
     </form>
     <${ErrorBox} error=${error} />
     ${loading && !data ? html`<${Loading} what="Loading products" />` : ''}
-    ${data && data.length === 0
-      ? html`<${Empty}>
-          ${filtered
-            ? html`<p>No product matches these filters.</p>`
-            : html`<p>No products yet. <a href="/ui/scrape">Scrape a page</a> to collect some, or create one through the <a href="/docs">API</a>.</p>`}
+    ${
+      data && data.length === 0
+        ? html`<${Empty}>
+          ${
+            filtered
+              ? html`<p>No product matches these filters.</p>`
+              : html`<p>No products yet. <a href="/ui/scrape">Scrape a page</a> to collect some, or create one through the <a href="/docs">API</a>.</p>`
+          }
         <//>`
-      : ''}
-    ${data && data.length > 0 &&
-    html`<p class="muted" aria-live="polite">${total?.toLocaleString()} product${total === 1 ? '' : 's'}</p>
+        : ''
+    }
+    ${
+      data &&
+      data.length > 0 &&
+      html`<p class="muted" aria-live="polite">${total?.toLocaleString()} product${total === 1 ? '' : 's'}</p>
       <div class="table-wrap">
         <table class="products">
           <caption class="visually-hidden">Products</caption>
@@ -104,6 +110,7 @@ export function ProductsScreen({ query: params }) {
           </tbody>
         </table>
       </div>
-      <${Pager} offset=${offset} limit=${LIMIT} total=${total} onPage=${(at) => go({ offset: at })} />`}
+      <${Pager} offset=${offset} limit=${LIMIT} total=${total} onPage=${(at) => go({ offset: at })} />`
+    }
   `;
 }

@@ -81,8 +81,10 @@ export function SchedulesScreen({ query: params }) {
     <${ErrorBox} error=${actionError} />
     ${loading && !data ? html`<${Loading} what="Loading schedules" />` : ''}
     ${data && data.length === 0 ? html`<${Empty}><p>No schedules yet: create one below to scrape a page again and again.</p><//>` : ''}
-    ${data && data.length > 0 &&
-    html`<div class="table-wrap"><table>
+    ${
+      data &&
+      data.length > 0 &&
+      html`<div class="table-wrap"><table>
         <thead><tr><th scope="col">Schedule</th><th scope="col">When</th><th scope="col">Next run</th><th scope="col" class="num">Runs</th><th scope="col">Last job</th><th scope="col">Actions</th></tr></thead>
         <tbody>
           ${data.map(
@@ -101,7 +103,8 @@ export function SchedulesScreen({ query: params }) {
           )}
         </tbody>
       </table></div>
-      <${Pager} offset=${offset} limit=${LIMIT} total=${total} onPage=${(at) => navigate(`/schedules${query({ offset: at || '' })}`)} />`}
+      <${Pager} offset=${offset} limit=${LIMIT} total=${total} onPage=${(at) => navigate(`/schedules${query({ offset: at || '' })}`)} />`
+    }
     <${CreateSchedule} onCreated=${reload} />
   `;
 }

@@ -46,8 +46,9 @@ function Explanation({ answer }) {
         ${page.dropped.length > 0 && html`<details><summary>${page.dropped.length} candidate${page.dropped.length === 1 ? '' : 's'} left out</summary><pre>${JSON.stringify(page.dropped, null, 2)}</pre></details>`}
       </div>`,
     )}
-    ${answer.products.length > 0 &&
-    html`<div class="table-wrap"><table>
+    ${
+      answer.products.length > 0 &&
+      html`<div class="table-wrap"><table>
       <thead><tr><th scope="col">Title</th><th scope="col" class="num">Price</th><th scope="col">Availability</th><th scope="col">Price from</th></tr></thead>
       <tbody>
         ${answer.products.map(
@@ -55,7 +56,8 @@ function Explanation({ answer }) {
             <td>${p.provenance?.price ? html`${p.provenance.price.source} <code>${p.provenance.price.locator}</code>` : '—'}</td></tr>`,
         )}
       </tbody>
-    </table></div>`}
+    </table></div>`
+    }
     <details><summary>The whole answer (JSON)</summary><pre>${JSON.stringify(answer, null, 2)}</pre></details>
   </section>`;
 }
@@ -143,8 +145,9 @@ export function ScrapeScreen() {
       <fieldset>
         <legend>Whole site</legend>
         <label><input type="checkbox" name="crawl" checked=${crawl} onChange=${(e) => setCrawl(e.currentTarget.checked)} /> Crawl the site from this URL</label>
-        ${crawl &&
-        html`<div class="row">
+        ${
+          crawl &&
+          html`<div class="row">
           <${Field} label="Follow links" id="strategy">
             <select id="strategy" name="strategy">
               <option value="same-host">on the same host</option>
@@ -157,7 +160,8 @@ export function ScrapeScreen() {
           <${Field} label="Only paths matching (globs)" id="include" hint="One per line, e.g. /catalogue/**"><textarea id="include" name="include" rows="2"></textarea><//>
           <${Field} label="Skip paths matching (globs)" id="exclude"><textarea id="exclude" name="exclude" rows="2"></textarea><//>
           <label><input type="checkbox" name="sitemap" /> Also start from the sitemap</label>
-        </div>`}
+        </div>`
+        }
       </fieldset>
       <div class="actions">
         <button type="submit" name="action" value="explain" disabled=${busy !== null}>${busy === 'explain' ? 'Explaining…' : 'Explain'}</button>

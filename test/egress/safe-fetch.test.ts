@@ -44,7 +44,13 @@ function totalHits(site: FixtureSite): number {
 /** Lets 127.0.0.1 through (the fixture) while every other private address stays blocked, and remembers what it was asked. */
 function loopbackOnlyPredicate(): { asked: string[]; isBlocked: (ip: string) => boolean } {
   const asked: string[] = [];
-  return { asked, isBlocked: (ip) => (asked.push(ip), ip !== '127.0.0.1' && isBlockedAddress(ip)) };
+  return {
+    asked,
+    isBlocked: (ip) => {
+      asked.push(ip);
+      return ip !== '127.0.0.1' && isBlockedAddress(ip);
+    },
+  };
 }
 
 /** Records every host undici is about to open a connection to. */
@@ -77,9 +83,25 @@ test('a private target is refused when private networks are not allowed, and the
 test('every spelling of loopback aimed at the fixture port is refused without a single hit', async (t) => {
   const { site, fetcher, port } = await setup(t, { allowPrivateNetworks: false });
   const hosts = [
-    '127.0.0.1', '127.1', '0177.0.0.1', '0x7f000001', '2130706433', '0x7f.1', '017700000001', '127.000.000.1',
-    '127.0.0.1.', '[::1]', '[::ffff:127.0.0.1]', '[::ffff:7f00:1]', '[::127.0.0.1]', 'localhost', 'LocalHost.', 'a.localhost',
-    '0.0.0.0', '0', '[::]',
+    '127.0.0.1',
+    '127.1',
+    '0177.0.0.1',
+    '0x7f000001',
+    '2130706433',
+    '0x7f.1',
+    '017700000001',
+    '127.000.000.1',
+    '127.0.0.1.',
+    '[::1]',
+    '[::ffff:127.0.0.1]',
+    '[::ffff:7f00:1]',
+    '[::127.0.0.1]',
+    'localhost',
+    'LocalHost.',
+    'a.localhost',
+    '0.0.0.0',
+    '0',
+    '[::]',
   ];
   for (const host of hosts) {
     await assert.rejects(fetcher.fetchPage(`http://${host}:${port}/echo-headers`), BlockedTarget, host);
@@ -348,11 +370,15 @@ test('concurrent fetches to one host never exceed hostConcurrency', async (t) =>
 test('the host limiter serves waiters in arrival order, per host, and drops waiters whose signal aborts', async () => {
   const limiter = createHostLimiter(1);
   const order: string[] = [];
+  const recordAs = (name: string) => (release: () => void) => {
+    order.push(name);
+    return release;
+  };
   const first = await limiter.acquire('shop.example');
-  const second = limiter.acquire('shop.example').then((release) => (order.push('second'), release));
+  const second = limiter.acquire('shop.example').then(recordAs('second'));
   const controller = new AbortController();
   const impatient = limiter.acquire('shop.example', controller.signal);
-  const third = limiter.acquire('shop.example').then((release) => (order.push('third'), release));
+  const third = limiter.acquire('shop.example').then(recordAs('third'));
   (await limiter.acquire('other.example'))();
   controller.abort(new Error('gave up'));
   await assert.rejects(impatient, /gave up/);

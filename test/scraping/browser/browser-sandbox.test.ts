@@ -5,8 +5,8 @@ import { chmod, mkdtemp, readdir, readFile, readlink, rm, writeFile } from 'node
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { createBrowserRenderer } from '../../src/scraping/browser/index.js';
-import { skipUnless } from '../helpers.js';
+import { createBrowserRenderer } from '../../../src/scraping/browser/index.js';
+import { skipUnless } from '../../helpers.js';
 import { executablePath, noChromium, startSite, USER_AGENT, type Site } from './browser-site.js';
 
 const asRoot = process.getuid?.() === 0;

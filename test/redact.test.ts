@@ -6,10 +6,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { App } from '../../src/http/base-app.js';
-import { backends, mainServiceOn, warnIfNoPostgres } from '../helpers.js';
-import { startMainProcess } from '../process-helpers.js';
-import { until, untilOutput } from '../wait.js';
+import type { App } from '../src/http/base-app.js';
+import { backends, mainServiceOn, warnIfNoPostgres } from './helpers.js';
+import { startMainProcess } from './process-helpers.js';
+import { until, untilOutput } from './wait.js';
 
 warnIfNoPostgres();
 
@@ -25,16 +25,29 @@ async function startPrivateShop() {
     if (req.url === '/robots.txt') return void res.writeHead(404).end();
     if (req.headers.authorization !== BASIC) return void res.writeHead(401, { 'www-authenticate': 'Basic realm="shop"' }).end('who are you?');
     if (req.url !== '/lamp') return void res.writeHead(404).end('no such page');
-    const ld = { '@context': 'https://schema.org', '@type': 'Product', name: 'Private lamp', url: '/lamp', image: '/lamp.jpg', offers: { '@type': 'Offer', price: '42.00', priceCurrency: 'EUR' } };
+    const ld = {
+      '@context': 'https://schema.org',
+      '@type': 'Product',
+      name: 'Private lamp',
+      url: '/lamp',
+      image: '/lamp.jpg',
+      offers: { '@type': 'Offer', price: '42.00', priceCurrency: 'EUR' },
+    };
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end(`<!doctype html><html><head><title>Private lamp</title><script type="application/ld+json">${JSON.stringify(ld)}</script></head><body><h1>Private lamp</h1></body></html>`);
+    res.end(
+      `<!doctype html><html><head><title>Private lamp</title><script type="application/ld+json">${JSON.stringify(ld)}</script></head><body><h1>Private lamp</h1></body></html>`,
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   return {
     seen,
     url: (path: string) => `http://${USER}:${PASSWORD}@127.0.0.1:${port}${path}`,
-    close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -62,7 +75,10 @@ for (const backend of backends()) {
     before(async () => {
       shop = await startPrivateShop();
       const db = await backend.open();
-      closers.push(() => db.close(), () => shop.close());
+      closers.push(
+        () => db.close(),
+        () => shop.close(),
+      );
       ({ app } = await mainServiceOn(db, { after: (fn) => closers.unshift(fn) }, { SCRAPE_ALLOW_PRIVATE_NETWORKS: 'true' }, { work: true }));
     });
     after(async () => {
@@ -72,7 +88,10 @@ for (const backend of backends()) {
     test('a scrape uses the credentials; its product, its log and its answer show the URL with the password masked', async () => {
       const res = await app.inject({ method: 'POST', url: '/scrape', payload: { url: shop.url('/lamp') } });
       assert.equal(res.statusCode, 200, res.body);
-      assert.ok(shop.seen.some((h) => h.authorization === BASIC), 'the request carried the credentials');
+      assert.ok(
+        shop.seen.some((h) => h.authorization === BASIC),
+        'the request carried the credentials',
+      );
       noPassword('the scrape answer', res.body);
       const product = res.json().products[0];
       assert.match(product.source_url, new RegExp(`^http://(?:${USER}:\\*\\*\\*@)?127\\.0\\.0\\.1:${new URL(shop.url('/')).port}/lamp$`));
@@ -141,7 +160,7 @@ for (const backend of backends()) {
   });
 }
 
-test('the service\'s own log lines never carry a URL password', async (t) => {
+test("the service's own log lines never carry a URL password", async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'redact-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const service = await startMainProcess({ DATA_DIR: dir, LOG_LEVEL: 'info', SCRAPE_ALLOW_PRIVATE_NETWORKS: 'true' });
@@ -154,5 +173,11 @@ test('the service\'s own log lines never carry a URL password', async (t) => {
   // The request lines are written in batches: wait for the scrape's.
   await untilOutput('the request lines to be written', service.output, /"route":"\/scrape"/);
   const output = service.output();
-  assert.ok(!output.includes(PASSWORD), `a log line shows the password:\n${output.split('\n').filter((l) => l.includes(PASSWORD)).join('\n')}`);
+  assert.ok(
+    !output.includes(PASSWORD),
+    `a log line shows the password:\n${output
+      .split('\n')
+      .filter((l) => l.includes(PASSWORD))
+      .join('\n')}`,
+  );
 });

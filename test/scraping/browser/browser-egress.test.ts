@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import dgram from 'node:dgram';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { createBrowserRenderer, type BrowserRenderer } from '../../src/scraping/browser/index.js';
+import { createBrowserRenderer, type BrowserRenderer } from '../../../src/scraping/browser/index.js';
 import { executablePath, html, noChromium, send, startSite, USER_AGENT, type Site } from './browser-site.js';
-import { until } from '../wait.js';
+import { until } from '../../wait.js';
 
 /** Each probe page reports into #out and writes #done when it has tried everything. */
 function probe(script: string, head = ''): string {

@@ -44,7 +44,13 @@ for (const backend of backends()) {
       const long = req.url?.startsWith('/long') === true;
       const own = long ? undefined : (new URL(req.url ?? '/', 'http://x').searchParams.get('own') ?? '/p/1');
       // The long page's product has no URL of its own: its key is the page's URL and its title.
-      const ld = { '@context': 'https://schema.org', '@type': 'Product', name: long ? LONG_TITLE : 'Lamp', url: own, offers: { '@type': 'Offer', price: '10.00', priceCurrency: 'EUR' } };
+      const ld = {
+        '@context': 'https://schema.org',
+        '@type': 'Product',
+        name: long ? LONG_TITLE : 'Lamp',
+        url: own,
+        offers: { '@type': 'Offer', price: '10.00', priceCurrency: 'EUR' },
+      };
       res.writeHead(req.url === '/robots.txt' ? 404 : 200, { 'content-type': 'text/html' });
       res.end(`<!doctype html><html><head><title>Lamp</title><script type="application/ld+json">${JSON.stringify(ld)}</script></head><body></body></html>`);
     });
@@ -53,7 +59,10 @@ for (const backend of backends()) {
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
       const db = await backend.open();
-      closers.push(() => db.close(), () => new Promise((resolve) => server.close(() => resolve())));
+      closers.push(
+        () => db.close(),
+        () => new Promise((resolve) => server.close(() => resolve())),
+      );
       app = await mainAppOn(db, { after: (fn) => closers.unshift(fn) }, { SCRAPE_ALLOW_PRIVATE_NETWORKS: 'true' });
     });
     after(async () => {

@@ -73,12 +73,15 @@ const REFUSED: Array<[string, string]> = [
 describe('assertAllowedUrl refuses every private or non-HTTP spelling', () => {
   for (const [url, why] of REFUSED) {
     test(`${url} (${why}) is refused with BlockedTarget`, () => {
-      assert.throws(() => assertAllowedUrl(url, false), (error: unknown) => {
-        assert.ok(error instanceof BlockedTarget, `expected BlockedTarget, got ${String(error)}`);
-        assert.equal(error.status, 422);
-        assert.ok(!error.message.includes('secret'), 'credentials must never appear in messages');
-        return true;
-      });
+      assert.throws(
+        () => assertAllowedUrl(url, false),
+        (error: unknown) => {
+          assert.ok(error instanceof BlockedTarget, `expected BlockedTarget, got ${String(error)}`);
+          assert.equal(error.status, 422);
+          assert.ok(!error.message.includes('secret'), 'credentials must never appear in messages');
+          return true;
+        },
+      );
     });
   }
 });
@@ -114,9 +117,31 @@ describe('assertAllowedUrl allows public targets (pure check, nothing is fetched
 
 describe('isBlockedAddress', () => {
   const blocked = [
-    '127.0.0.1', '::1', '::', '0.0.0.0', '10.1.2.3', '172.16.0.1', '192.168.0.1', '169.254.169.254', '100.100.100.100',
-    '224.0.0.251', '255.255.255.255', '::ffff:127.0.0.1', '::ffff:10.0.0.1', '::7f00:1', 'fe80::1', 'fe80::1%eth0', 'fc00::1',
-    'fd00::1', 'ff02::1', '64:ff9b::a00:1', '2002:a00:1::', '2001::1', '2001:db8::1', '198.19.0.1', '192.0.0.8',
+    '127.0.0.1',
+    '::1',
+    '::',
+    '0.0.0.0',
+    '10.1.2.3',
+    '172.16.0.1',
+    '192.168.0.1',
+    '169.254.169.254',
+    '100.100.100.100',
+    '224.0.0.251',
+    '255.255.255.255',
+    '::ffff:127.0.0.1',
+    '::ffff:10.0.0.1',
+    '::7f00:1',
+    'fe80::1',
+    'fe80::1%eth0',
+    'fc00::1',
+    'fd00::1',
+    'ff02::1',
+    '64:ff9b::a00:1',
+    '2002:a00:1::',
+    '2001::1',
+    '2001:db8::1',
+    '198.19.0.1',
+    '192.0.0.8',
   ];
   for (const ip of blocked) {
     test(`${ip} is blocked`, () => assert.equal(isBlockedAddress(ip), true));
@@ -131,9 +156,7 @@ describe('isBlockedAddress', () => {
   }
 
   test('an IPv4 address and its IPv4-mapped IPv6 form always get the same verdict', () => {
-    fc.assert(
-      fc.property(fc.ipV4(), (ip) => isBlockedAddress(ip) === isBlockedAddress(`::ffff:${ip}`)),
-    );
+    fc.assert(fc.property(fc.ipV4(), (ip) => isBlockedAddress(ip) === isBlockedAddress(`::ffff:${ip}`)));
   });
 
   test('every integer spelling of an IPv4 address gets the verdict of its dotted form', () => {
@@ -255,7 +278,10 @@ describe('createGuardedLookup dials only the addresses it checked', () => {
     const lookup = createGuardedLookup({ allowPrivate: false, resolve: dns.resolve });
     assert.deepEqual(await callLookup(lookup, 'shop.example', {}), { address: '93.184.216.34', family: 4 });
     assert.deepEqual(await callLookup(lookup, 'shop.example', { all: true }), {
-      address: [{ address: '93.184.216.34', family: 4 }, { address: '2606:4700::1', family: 6 }],
+      address: [
+        { address: '93.184.216.34', family: 4 },
+        { address: '2606:4700::1', family: 6 },
+      ],
       family: undefined,
     });
     assert.deepEqual(await callLookup(lookup, 'shop.example', { family: 6 }), { address: '2606:4700::1', family: 6 });

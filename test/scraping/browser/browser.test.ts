@@ -1,14 +1,14 @@
 // The headless-browser renderer against a local site: scripts run, requests are guarded, failures map to problems.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { loadConfig } from '../../src/config/config.js';
-import { BadRequest, BlockedTarget, HttpProblem, RunCancelled, ServiceUnavailable, UpstreamFailed, UpstreamTimeout } from '../../src/problems.js';
-import { createGuardedLookup } from '../../src/egress/address-guard.js';
-import { createBrowserRenderer, findChromium, type BrowserRenderer } from '../../src/scraping/browser/index.js';
-import { createSafeFetcher } from '../../src/egress/safe-fetch.js';
-import type { PageFetcher } from '../../src/egress/page-fetcher.js';
+import { loadConfig } from '../../../src/config/config.js';
+import { BadRequest, BlockedTarget, HttpProblem, RunCancelled, ServiceUnavailable, UpstreamFailed, UpstreamTimeout } from '../../../src/problems.js';
+import { createGuardedLookup } from '../../../src/egress/address-guard.js';
+import { createBrowserRenderer, findChromium, type BrowserRenderer } from '../../../src/scraping/browser/index.js';
+import { createSafeFetcher } from '../../../src/egress/safe-fetch.js';
+import type { PageFetcher } from '../../../src/egress/page-fetcher.js';
 import { executablePath, freePort, noChromium, html, isProblem, send, startSite, USER_AGENT, whileFrozen, type Site } from './browser-site.js';
-import { until } from '../wait.js';
+import { until } from '../../wait.js';
 
 describe('browser renderer', { skip: noChromium }, () => {
   let site: Site;
@@ -86,10 +86,13 @@ describe('browser renderer', { skip: noChromium }, () => {
     assert.doesNotMatch(page.html, /leaving/);
   });
 
-  test('waitFor a selector that never appears fails with UpstreamTimeout naming it and the render\'s own timeout', { timeout: 60_000 }, async () => {
+  test("waitFor a selector that never appears fails with UpstreamTimeout naming it and the render's own timeout", { timeout: 60_000 }, async () => {
     await renderer.render(`${site.origin}/plain?n=warm`, { timeoutMs: 10_000, waitFor: 'h1' });
     // The page loads and the selector never comes: only the render's 1.5 s timer can end the wait.
-    await assert.rejects(renderer.render(`${site.origin}/late`, { timeoutMs: 1_500, waitFor: '.never-there' }), isProblem(UpstreamTimeout, /"\.never-there" did not appear .* within 1500 ms/));
+    await assert.rejects(
+      renderer.render(`${site.origin}/late`, { timeoutMs: 1_500, waitFor: '.never-there' }),
+      isProblem(UpstreamTimeout, /"\.never-there" did not appear .* within 1500 ms/),
+    );
     await renderer.idle();
     assert.equal(renderer.openContexts(), 0);
     assert.ok(renderer.spareContexts() <= 1, 'at most one spare context');
@@ -110,7 +113,10 @@ describe('browser renderer', { skip: noChromium }, () => {
     assert.equal(site.hits.get('/blocked-frame'), undefined);
     assert.equal(site.hits.get('/pixel.png'), undefined);
     assert.equal(site.hits.get('/font.woff2'), undefined);
-    assert.ok(guardCalls.some((url) => url.endsWith('/secret')), 'the guard was asked about /secret');
+    assert.ok(
+      guardCalls.some((url) => url.endsWith('/secret')),
+      'the guard was asked about /secret',
+    );
   });
 
   test('redirects, cross-port requests and WebSockets into a refused address never connect', async () => {
@@ -191,7 +197,7 @@ describe('browser renderer', { skip: noChromium }, () => {
     await assert.rejects(renderer.render(`http://127.0.0.1:${port}/`, { timeoutMs: 5_000 }), isProblem(UpstreamFailed, /refused/));
   });
 
-  test('a page that never answers is UpstreamTimeout at the render\'s timeout, and the next render still works', { timeout: 60_000 }, async () => {
+  test("a page that never answers is UpstreamTimeout at the render's timeout, and the next render still works", { timeout: 60_000 }, async () => {
     await assert.rejects(renderer.render(`${site.origin}/hang`, { timeoutMs: 1_000 }), isProblem(UpstreamTimeout, /within 1000 ms/));
     const page = await renderer.render(`${site.origin}/plain?n=after-hang`, { timeoutMs: 5_000 });
     assert.match(page.html, /after-hang/);
@@ -212,9 +218,7 @@ describe('browser renderer', { skip: noChromium }, () => {
     assert.ok(pid !== undefined);
     const launchesBefore = renderer.launches;
     // Frozen, the browser answers nothing: only the renderer's own deadline can end the render.
-    await whileFrozen(pid, () =>
-      assert.rejects(renderer.render(`${site.origin}/plain?n=frozen`, { timeoutMs: 1_000 }), isProblem(UpstreamTimeout, /within 1000 ms/)),
-    );
+    await whileFrozen(pid, () => assert.rejects(renderer.render(`${site.origin}/plain?n=frozen`, { timeoutMs: 1_000 }), isProblem(UpstreamTimeout, /within 1000 ms/)));
     const page = await renderer.render(`${site.origin}/plain?n=after-freeze`, { timeoutMs: 10_000 });
     assert.match(page.html, /after-freeze/);
     assert.equal(renderer.launches, launchesBefore + 1);
@@ -275,9 +279,7 @@ describe('browser renderer', { skip: noChromium }, () => {
     const single = createBrowserRenderer({ executablePath, guardRequest, userAgent: USER_AGENT, maxConcurrentPages: 1 });
     try {
       const finished: number[] = [];
-      await Promise.all(
-        [0, 1, 2].map((n) => single.render(`${site.origin}/slow?n=${n}`, { timeoutMs: 10_000 }).then(() => finished.push(n))),
-      );
+      await Promise.all([0, 1, 2].map((n) => single.render(`${site.origin}/slow?n=${n}`, { timeoutMs: 10_000 }).then(() => finished.push(n))));
       assert.deepEqual(finished, [0, 1, 2]);
       assert.equal(single.launches, 1, 'concurrent first renders share one launch');
     } finally {
@@ -408,7 +410,13 @@ describe('browser renderer robots.txt and size cap, as in static mode', { skip: 
       },
       // A small document whose script makes it larger than the cap.
       '/grows': (_req, res) =>
-        send(res, html('<main></main>', `<script>setTimeout(() => { const e = document.createElement('section'); e.id = 'grown'; e.textContent = 'y'.repeat(${2 * CAP}); document.body.append(e); }, 100);</script>`)),
+        send(
+          res,
+          html(
+            '<main></main>',
+            `<script>setTimeout(() => { const e = document.createElement('section'); e.id = 'grown'; e.textContent = 'y'.repeat(${2 * CAP}); document.body.append(e); }, 100);</script>`,
+          ),
+        ),
     });
     fetcher = createSafeFetcher({ ...loadConfig({}).scrape, allowPrivateNetworks: true });
     renderer = createBrowserRenderer({
@@ -566,8 +574,8 @@ describe('browser renderer close()', { skip: noChromium }, () => {
       assert.deepEqual(await renderer.status(), { available: false, detail: 'closed' });
       await assert.rejects(renderer.render(`${site.origin}/plain?n=y`, { timeoutMs: 1_000 }), isProblem(ServiceUnavailable));
       await renderer.idle();
-    assert.equal(renderer.openContexts(), 0);
-    assert.ok(renderer.spareContexts() <= 1, 'at most one spare context');
+      assert.equal(renderer.openContexts(), 0);
+      assert.ok(renderer.spareContexts() <= 1, 'at most one spare context');
     } finally {
       await renderer.close();
       await site.close();

@@ -2,13 +2,13 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chromiumPath } from '../helpers.js';
+import { chromiumPath } from '../../helpers.js';
 
 export type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
 // These tests need a real Chromium (CI installs Debian's); without one their suites are skipped (`noChromium`), except under CI.
 export const executablePath = chromiumPath;
-export { noChromium } from '../helpers.js';
+export { noChromium } from '../../helpers.js';
 export const USER_AGENT = 'data-aggregator-test/1.0 (+https://example.invalid/bot)';
 
 export interface Site {
@@ -85,7 +85,13 @@ export async function startSite(extraPages: Record<string, Handler> = {}): Promi
         ),
       ),
     '/late': (_req, res) =>
-      send(res, html('<p>wait</p>', `<script>setTimeout(() => { const e = document.createElement('section'); e.id = 'late'; e.textContent = 'arrived'; document.body.append(e); }, 500);</script>`)),
+      send(
+        res,
+        html(
+          '<p>wait</p>',
+          `<script>setTimeout(() => { const e = document.createElement('section'); e.id = 'late'; e.textContent = 'arrived'; document.body.append(e); }, 500);</script>`,
+        ),
+      ),
     // Moves on to /late before the selector the caller waits for exists anywhere.
     '/moves-on': (_req, res) => send(res, html('<p>leaving</p>', `<script>setTimeout(() => { location.href = '/late'; }, 100);</script>`)),
     '/guarded': (_req, res) =>
@@ -139,8 +145,7 @@ export async function startSite(extraPages: Record<string, Handler> = {}): Promi
            </script>`,
         ),
       ),
-    '/late-escape': (_req, res) =>
-      send(res, html('<p>harmless at first</p>', `<script>setTimeout(() => { location.href = '/redirect-forbidden'; }, 100);</script>`)),
+    '/late-escape': (_req, res) => send(res, html('<p>harmless at first</p>', `<script>setTimeout(() => { location.href = '/redirect-forbidden'; }, 100);</script>`)),
     '/missing': (_req, res) => send(res, html('gone'), 'text/html', 404),
     '/report.pdf': (_req, res) => send(res, '%PDF-1.4 not really', 'application/pdf'),
     '/photo': (_req, res) => send(res, 'not really a png', 'image/png'),
@@ -148,8 +153,7 @@ export async function startSite(extraPages: Record<string, Handler> = {}): Promi
       // Headers never come: the browser waits until our deadline.
       held.add(res);
     },
-    '/spin': (_req, res) =>
-      send(res, html('<p>spinning</p>', `<script>document.addEventListener('DOMContentLoaded', () => setTimeout(() => { for (;;) {} }, 0));</script>`)),
+    '/spin': (_req, res) => send(res, html('<p>spinning</p>', `<script>document.addEventListener('DOMContentLoaded', () => setTimeout(() => { for (;;) {} }, 0));</script>`)),
     '/slow': (_req, res) => {
       setTimeout(() => send(res, html('<p>slow</p>')), 200);
     },
