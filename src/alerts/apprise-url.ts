@@ -179,7 +179,8 @@ function workflow(parts: Parts): ConfigOf<'teams'> {
     throw new InvalidChannelUrl(`A Teams workflow URL needs a host, the workflow id and its signature: ${FORMS.workflows}.`);
   }
   const query = new URLSearchParams({ 'api-version': parts.query.get('api-version') ?? parts.query.get('ver') ?? '2016-06-01', sp: '/triggers/manual/run', sv: '1.0', sig: signature });
-  const port = parts.port === null ? '' : `:${parts.port}`;
+  // As WHATWG URLs write it: the workflow URL Teams shows has :443, which is the https default.
+  const port = parts.port === null || parts.port === 443 ? '' : `:${parts.port}`;
   return { kind: 'teams', workflow_url: `https://${parts.host}${port}/workflows/${id}/triggers/manual/paths/invoke?${query}` };
 }
 
