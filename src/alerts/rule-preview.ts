@@ -42,10 +42,8 @@ export function previewRule(rule: AlertRule, items: readonly PreviewItem[], opti
     let lastFiring: { fired_at: string } | null = null;
     let count = 0;
     for (const event of events) {
-      const at = time(event.created_at);
-      // The history as it stood just after this event: nothing recorded later may inform the verdict.
-      const history = item.history.filter((p) => time(p.first_seen_at) <= at);
-      const firing = evaluateRule(live, { event, product: item.product, history, lastFiring, now: event.created_at });
+      // The whole history can be given: evaluateRule reads only the states up to the event's own.
+      const firing = evaluateRule(live, { event, product: item.product, history: item.history, lastFiring, now: event.created_at });
       if (firing === null) continue;
       firings.push(firing);
       lastFiring = { fired_at: firing.fired_at };

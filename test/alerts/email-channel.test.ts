@@ -130,6 +130,17 @@ test('email over implicit TLS (port 465 style) is delivered too', async () => {
   assert.equal(implicit.received.at(-1)?.secure, true);
 });
 
+test('a starttls channel refuses a server that does not offer STARTTLS, rather than log in and send in the clear', async () => {
+  const plain = await smtpServer({ secure: false, disabledCommands: ['STARTTLS'], allowInsecureAuth: true });
+  try {
+    const outcome = await createEmailNotifier(channel(plain.port), trusting).send(message);
+    assert.equal(outcome.ok, false);
+    assert.deepEqual([plain.logins, plain.received], [[], []], 'no password and no message went over the plain connection');
+  } finally {
+    await plain.close();
+  }
+});
+
 test('a wrong password is a permanent failure (535) whose error never shows the password', async () => {
   const outcome = await createEmailNotifier(channel(starttls.port, { password: 'wrong-Pa55word-xyz' }), trusting).send(message);
   assert.equal(outcome.ok, false);

@@ -31,6 +31,7 @@ const cases: Case[] = [
   ['a "was" price never charged in the last 30 days', [s(-60, 80), s(0, 75, 120)], ['list_price_never_charged', 'was_price_above_prior_low']],
   ['a price raised just before the "sale"', [s(-60, 80), s(-3, 100), s(0, 80, 100)], ['was_price_above_prior_low']],
   ['a genuine reduction that deepens: still measured from where it began', [s(-90, 100), s(-20, 80, 100), s(0, 75, 100)], null],
+  ['an earlier "sale" is not where this one began', [s(-200, 90), s(-100, 80, 100), s(-60, 100), s(0, 80, 100)], null],
   ['a "sale" older than 30 days: the "was" price is no longer a price charged', [s(-100, 100), s(-45, 80, 100), s(0, 79, 100)], ['list_price_never_charged']],
   ['the "was" price charged one day in the period counts as charged', [s(-60, 80), s(-40, 100), s(-39, 80), s(0, 70, 80)], null],
   ['a raise inside the 30 days before the reduction is caught', [s(-60, 90), s(-20, 100), s(0, 90, 100)], ['was_price_above_prior_low']],
