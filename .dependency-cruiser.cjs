@@ -8,13 +8,14 @@ const INFRA = ['egress', 'url-identity', 'db', 'text', 'http'];
 const PORTS = ['queue'];
 const STORES = ['products', 'scrape-logs', 'external-posts'];
 const TRACKING = ['tracking'];
+const ALERTS = ['alerts'];
 const WRITE_PATH = ['recording'];
 const PIPELINE = ['scraping'];
 const SERVICES = ['jobs', 'ui'];
 const ROOT = ['context'];
 const ENTRIES = ['main', 'worker', 'auxiliary', 'tools', 'start'];
 
-const layers = [BASE, INFRA, PORTS, STORES, TRACKING, WRITE_PATH, PIPELINE, SERVICES, ROOT, ENTRIES];
+const layers = [BASE, INFRA, PORTS, STORES, TRACKING, ALERTS, WRITE_PATH, PIPELINE, SERVICES, ROOT, ENTRIES];
 const above = (i) => layers.slice(i + 1).flat();
 
 module.exports = {

@@ -1,0 +1,145 @@
+// One JSON POST to a chat service through an injected dispatcher (the address guard), and what its answer means: ok, retry (when), or give up.
+import { request, type Dispatcher } from 'undici';
+import { HttpProblem } from '../problems.js';
+import type { ChannelConfig } from './channel-schema.js';
+import { scrubSecrets, secretsOf } from './channel-secrets.js';
+import type { RenderedMessage } from './message-render.js';
+import type { Notifier, NotifyOutcome } from './notifier.js';
+
+/** How the caller applies the project's egress rules, and the clock for Retry-After dates. */
+export interface HttpDeps {
+  /** E.g. createGuardedAgent({allowPrivate}): refuses private addresses at connect time, rebinding-safe. */
+  dispatcher?: Dispatcher;
+  /** Checked before sending, e.g. (url) => assertPublicUrl(url, allowPrivate). */
+  guard?: (url: URL) => Promise<unknown>;
+  timeoutMs?: number;
+  userAgent?: string;
+  /** ms since the epoch; for Retry-After given as a date. */
+  now?: () => number;
+}
+
+/** A request a channel adapter builds (pure), for postJson to send. */
+export interface HttpRequestSpec {
+  url: string;
+  headers?: Record<string, string>;
+  body: unknown;
+}
+
+/** Reads a service's own answer (Telegram's {ok:false}, Discord's retry_after); undefined leaves it to the status. */
+export type AnswerReader = (status: number, body: unknown) => Partial<NotifyOutcome> | undefined;
+
+const MAX_ANSWER = 64 * 1024;
+
+/**
+ * Sends `spec` and never throws. `service` names it in errors ("Slack answered HTTP 404 ..."); the
+ * secrets are scrubbed from anything an error quotes (a service's answer, a connection error).
+ */
+export async function postJson(service: string, spec: HttpRequestSpec, secrets: readonly string[], deps: HttpDeps, read?: AnswerReader): Promise<NotifyOutcome> {
+  const timeoutMs = deps.timeoutMs ?? 10_000;
+  const scrub = (text: string) => scrubSecrets(text, secrets);
+  try {
+    const url = new URL(spec.url);
+    await deps.guard?.(url);
+    const response = await request(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'user-agent': deps.userAgent ?? 'data-aggregator-alerts', ...spec.headers },
+      body: JSON.stringify(spec.body),
+      ...(deps.dispatcher === undefined ? {} : { dispatcher: deps.dispatcher }),
+      signal: AbortSignal.timeout(timeoutMs),
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    });
+    const text = await readText(response.body);
+    const status = response.statusCode;
+    const body = parseJson(text);
+    const own = read?.(status, body) ?? {};
+    const retryAfterMs = own.retry_after_ms ?? retryAfter(response.headers['retry-after'], deps.now?.() ?? Date.now());
+    const ok = own.ok ?? (status >= 200 && status < 300);
+    if (ok) return { ok: true, status, retryable: false };
+    const retryable = own.retryable ?? (status === 408 || status === 429 || status >= 500);
+    const said = own.error ?? oneLine(text);
+    return {
+      ok: false,
+      status,
+      error: scrub(`${service} answered HTTP ${status}${said === '' ? '' : `: ${said}`}`),
+      retryable,
+      ...(retryAfterMs === undefined ? {} : { retry_after_ms: retryAfterMs }),
+    };
+  } catch (error) {
+    return { ok: false, error: scrub(`${service} could not be reached: ${describe(error, timeoutMs)}`), retryable: isRetryable(error) };
+  }
+}
+
+/** Retry-After as delta-seconds or an HTTP date (RFC 9110 §10.2.3), in ms from now; undefined when absent or unreadable. */
+export function retryAfter(value: string | string[] | undefined, now: number): number | undefined {
+  const text = Array.isArray(value) ? value[0] : value;
+  if (text === undefined || text.trim() === '') return undefined;
+  if (/^\s*\d+(?:\.\d+)?\s*$/.test(text)) return Math.round(Number(text) * 1000);
+  const date = Date.parse(text);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/** A refused target (private address, bad scheme) stays refused; anything else on the way may pass later. */
+function isRetryable(error: unknown): boolean {
+  for (let e: unknown = error; e instanceof Error; e = e.cause) {
+    if (e instanceof HttpProblem) return e.retryable;
+  }
+  return true;
+}
+
+function describe(error: unknown, timeoutMs: number): string {
+  const name = (error as { name?: string }).name;
+  if (name === 'TimeoutError' || name === 'AbortError' || name === 'HeadersTimeoutError' || name === 'BodyTimeoutError') return `no answer within ${timeoutMs} ms`;
+  for (let e: unknown = error; e instanceof Error; e = e.cause) {
+    if (e instanceof HttpProblem) return e.message;
+  }
+  return error instanceof Error ? error.message : String(error);
+}
+
+async function readText(body: Dispatcher.ResponseData['body']): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_ANSWER) {
+      body.destroy();
+      break;
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function oneLine(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > 200 ? `${line.slice(0, 199)}…` : line;
+}
+
+/**
+ * A Notifier that posts what `build` makes of each message. The config stays in this closure: the
+ * notifier object itself has nothing to serialise or inspect but its kind.
+ */
+export function httpNotifier<C extends ChannelConfig>(
+  config: C,
+  service: string,
+  build: (config: C, message: RenderedMessage) => HttpRequestSpec,
+  deps: HttpDeps,
+  read?: AnswerReader,
+): Notifier {
+  const secrets = secretsOf(config);
+  return { kind: config.kind, send: (message) => postJson(service, build(config, message), secrets, deps, read) };
+}
+
+/** Cuts `text` to `max` characters (code points), marking the cut. */
+export function clip(text: string, max: number): string {
+  const chars = [...text];
+  return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
+}

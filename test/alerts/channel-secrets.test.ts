@@ -1,0 +1,65 @@
+// Channel secrets: the public view masks every one, a notifier has nothing to leak, and scrubbing catches the pieces of a secret URL.
+import assert from 'node:assert/strict';
+import { inspect } from 'node:util';
+import { test } from 'node:test';
+import type { Channel, ChannelConfig } from '../../src/alerts/channel-schema.js';
+import { publicView, scrubSecrets, secretsOf } from '../../src/alerts/channel-secrets.js';
+import { createNotifier, isDirect } from '../../src/alerts/notifier-factory.js';
+
+const SECRETS = {
+  email: 'Smtp-Pa55word',
+  ntfyTopic: 'private-topic-93k2',
+  ntfyToken: 'tk_ntfyTokenValue',
+  slack: 'SlackTokenXYZ123456',
+  discord: 'DiscordTokenABCDEFGH123',
+  telegram: '123456789:AAHsecretTelegramToken',
+  teams: 'TeamsSig_secret99',
+  gotify: 'GotifyAppToken1',
+};
+
+const configs: ChannelConfig[] = [
+  { kind: 'email', host: 'smtp.example.com', port: 587, security: 'starttls', username: 'me', password: SECRETS.email, from: 'me@example.com', to: ['you@example.com'] },
+  { kind: 'ntfy', server_url: 'https://ntfy.sh/', topic: SECRETS.ntfyTopic, token: SECRETS.ntfyToken },
+  { kind: 'slack', webhook_url: `https://hooks.slack.com/services/T000AAA/B000BBB/${SECRETS.slack}` },
+  { kind: 'discord', webhook_url: `https://discord.com/api/webhooks/1234567/${SECRETS.discord}` },
+  { kind: 'telegram', bot_token: SECRETS.telegram, chat_id: '12345' },
+  { kind: 'teams', workflow_url: `https://prod.logic.azure.com/workflows/abc/triggers/manual/paths/invoke?api-version=2016-06-01&sig=${SECRETS.teams}` },
+  { kind: 'gotify', server_url: 'https://push.example.com', token: SECRETS.gotify },
+  { kind: 'webhook', webhook_id: '0b8d7e1c-3f4a-4c39-9d7e-5a6b7c8d9e0f' },
+];
+const channels: Channel[] = configs.map((config, i) => ({ id: `00000000-0000-4000-8000-00000000000${i}`, name: `channel ${i}`, enabled: true, config }));
+
+test('publicView masks every secret of every kind, and keeps what says where it goes', () => {
+  const shown = JSON.stringify(channels.map(publicView));
+  for (const secret of Object.values(SECRETS)) assert.ok(!shown.includes(secret), `${secret} shown: ${shown}`);
+  const [email, ntfy, slack, , telegram] = channels.map(publicView);
+  assert.deepEqual(email?.config, { ...configs[0], password: '***' });
+  assert.equal(ntfy?.config.topic, '***', "an ntfy topic is its subscribers' password");
+  assert.equal(slack?.config.webhook_url, 'https://hooks.slack.com/***');
+  assert.equal(telegram?.config.chat_id, '12345');
+});
+
+test('publicView leaves the stored channel as it was', () => {
+  const channel = structuredClone(channels[1]!);
+  publicView(channel);
+  assert.deepEqual(channel, channels[1]);
+});
+
+test('a notifier has nothing to serialise or inspect but its kind', () => {
+  for (const config of configs.filter(isDirect)) {
+    const notifier = createNotifier(config, { http: {}, email: {} });
+    const dumped = `${JSON.stringify(notifier)} ${inspect(notifier, { depth: 5, showHidden: true })}`;
+    for (const secret of Object.values(SECRETS)) assert.ok(!dumped.includes(secret), `${config.kind}: ${dumped}`);
+  }
+});
+
+test('scrubbing removes a secret URL whole, its segments, its query values and their encodings', () => {
+  const slack = secretsOf(configs[2]!);
+  assert.equal(scrubSecrets(`failed: https://hooks.slack.com/services/T000AAA/B000BBB/${SECRETS.slack} gone`, slack), 'failed: *** gone');
+  assert.equal(scrubSecrets(`token ${SECRETS.slack} refused`, slack), 'token *** refused');
+  const teams = secretsOf(configs[5]!);
+  assert.equal(scrubSecrets(`sig=${encodeURIComponent(SECRETS.teams)}`, teams), 'sig=***');
+  const telegram = secretsOf(configs[4]!);
+  assert.equal(scrubSecrets(`bot${encodeURIComponent(SECRETS.telegram)}/sendMessage`, telegram), 'bot***/sendMessage');
+  assert.equal(scrubSecrets('user https://u:pw-in-url@host/x', []), 'user https://u:***@host/x', 'and URL passwords, as everywhere in the service');
+});
