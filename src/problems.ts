@@ -60,9 +60,21 @@ export class BadRequest extends HttpProblem {
   }
 }
 
+/** Errors a 422 lists at most: a body with 80,000 unknown fields must not get a 8 MB answer. */
+export const MAX_LISTED_ERRORS = 20;
+
 export class ValidationFailed extends HttpProblem {
-  constructor(errors: FieldError[], detail = `The request is not valid: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`) {
-    super(422, 'validation', 'Unprocessable Content', detail, { errors });
+  constructor(errors: FieldError[], detail?: string) {
+    const listed = errors.slice(0, MAX_LISTED_ERRORS);
+    const more = errors.length - listed.length;
+    super(
+      422,
+      'validation',
+      'Unprocessable Content',
+      detail ?? `The request is not valid: ${listed.map((e) => `${e.path} ${e.message}`).join('; ')}${more > 0 ? `; and ${more} more` : ''}`,
+      { errors: listed },
+    );
+    if (more > 0) this.extensions.errors_total = errors.length;
   }
 }
 

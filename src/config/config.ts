@@ -14,6 +14,8 @@ export interface HttpSettings {
   bodyLimitBytes: number;
   /** Fastify's trustProxy: which proxies' X-Forwarded-For is believed for the client address (rate limits, logs). */
   trustProxy: boolean | number | string[];
+  /** Host names the services answer to besides IP addresses and localhost (`*`: any), against DNS rebinding. */
+  allowedHosts: string[];
 }
 
 export interface AuthSettings {
@@ -194,6 +196,18 @@ function trustProxy(env: Env, name: string): boolean | number | string[] {
   return list;
 }
 
+/** ALLOWED_HOSTS: comma-separated host names (no scheme, no port), or `*` for any. */
+function allowedHosts(env: Env, name: string): string[] {
+  const list = (str(env, name) ?? '')
+    .split(',')
+    .map((host) => host.trim().toLowerCase().replace(/\.$/, ''))
+    .filter((host) => host !== '');
+  for (const host of list) {
+    if (host !== '*' && !/^[a-z0-9.-]{1,253}$/.test(host)) throw new ConfigError(`${name} must be comma-separated host names (no scheme or port) or *, got "${host}"`);
+  }
+  return list;
+}
+
 /** A MongoDB connection string, read by the driver's own parser (several hosts, replica sets, SRV). */
 function mongoUrl(env: Env, name: string): string | undefined {
   const raw = str(env, name);
@@ -219,6 +233,7 @@ export function loadConfig(env: Env = process.env): Config {
       requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 120_000, 1_000, 3_600_000),
       bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1_048_576, 1_024, 104_857_600),
       trustProxy: trustProxy(env, 'TRUST_PROXY'),
+      allowedHosts: allowedHosts(env, 'ALLOWED_HOSTS'),
     },
     auth: {
       apiKey: str(env, 'API_KEY'),

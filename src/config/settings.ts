@@ -28,6 +28,14 @@ export const GROUPS: Record<SettingGroup, string> = {
 export const SETTINGS: readonly Setting[] = [
   { name: 'HOST', group: 'http', everyday: true, default: '127.0.0.1', meaning: 'listen address of both services' },
   { name: 'PORT', group: 'http', everyday: true, default: '8000', meaning: 'main service port' },
+  {
+    name: 'ALLOWED_HOSTS',
+    group: 'http',
+    everyday: true,
+    default: 'unset',
+    meaning:
+      'comma-separated host names the services answer to besides IP addresses, `localhost` and the names in `HOST` and `MAIN_SERVICE_URL` (421 otherwise: a guard against DNS rebinding); set it when they are reached under a name, e.g. behind a proxy; `*` turns the check off',
+  },
   { name: 'REQUEST_TIMEOUT_MS', group: 'http', everyday: false, default: '120000', meaning: 'longest a client may take to send a request' },
   { name: 'BODY_LIMIT_BYTES', group: 'http', everyday: false, default: '1048576', meaning: 'largest request body (413 beyond)' },
   {

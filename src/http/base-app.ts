@@ -1,5 +1,6 @@
 // The Fastify setup both services share: logging, limits, validation, problem errors and API docs.
 import { randomUUID } from 'node:crypto';
+import { isIP } from 'node:net';
 import Fastify, { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
@@ -12,6 +13,7 @@ import { frameworkErrorHandler, installProblemHandling } from '../problems.js';
 import { redactRequestUrl } from '../redact.js';
 import { serializeError, stdoutLogDestination } from './logging.js';
 import { installMetrics, type Metrics } from './metrics.js';
+import { hostName, installOriginGuard } from './origin-guard.js';
 
 // ajv-formats ships CommonJS with a default export that TypeScript sees one level down.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -24,15 +26,26 @@ export interface ServerSettings {
   logLevel: string;
   bodyLimitBytes: number;
   requestTimeoutMs: number;
-  /** Origins allowed by CORS ('*' for any); empty: no CORS headers at all. */
+  /** Origins allowed by CORS ('*' for any); empty: no CORS headers at all. They may also send writes. */
   corsOrigins: string[];
   trustProxy?: boolean | number | string[];
+  /** Host names the service answers to besides IP addresses and localhost (origin-guard.ts). */
+  allowedHosts: string[];
 }
 
 /** A service's server settings from the configuration. */
-export function serverSettings(config: Pick<Config, 'http' | 'auth' | 'logLevel'>): ServerSettings {
-  const { bodyLimitBytes, requestTimeoutMs, trustProxy } = config.http;
-  return { logLevel: config.logLevel, bodyLimitBytes, requestTimeoutMs, trustProxy, corsOrigins: config.auth.corsOrigins };
+export function serverSettings(config: Pick<Config, 'http' | 'auth' | 'logLevel' | 'auxiliary'>): ServerSettings {
+  const { bodyLimitBytes, requestTimeoutMs, trustProxy, host } = config.http;
+  // The names the operator gave the services are theirs: the listen address, where the auxiliary service finds the main one.
+  const ownNames = [host, new URL(config.auxiliary.mainServiceUrl).hostname].map((name) => hostName(name)).filter((name) => isIP(name) === 0);
+  return {
+    logLevel: config.logLevel,
+    bodyLimitBytes,
+    requestTimeoutMs,
+    trustProxy,
+    corsOrigins: config.auth.corsOrigins,
+    allowedHosts: [...new Set([...config.http.allowedHosts, ...ownNames])],
+  };
 }
 
 export interface BaseAppOptions {
@@ -138,7 +151,12 @@ export async function createBaseApp(options: BaseAppOptions): Promise<App> {
     trustProxy: (config.trustProxy ?? false) as boolean | string | string[],
     // Fastify's default (100) answers a longer {id} with 414; the contract wants the schema's 422.
     routerOptions: { maxParamLength: 2048 },
-    frameworkErrors: frameworkErrorHandler,
+    // Errors found before routing (a malformed percent-encoding) skip the hooks: they get the headers here.
+    frameworkErrors: (error, request, reply) => {
+      reply.headers(API_HEADERS);
+      reply.header('x-request-id', request.id);
+      frameworkErrorHandler(error, request, reply);
+    },
     ajv: { customOptions: { strict: false } },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
@@ -156,6 +174,7 @@ export async function createBaseApp(options: BaseAppOptions): Promise<App> {
   });
 
   installProblemHandling(app);
+  installOriginGuard(app, { allowedHosts: config.allowedHosts, corsOrigins: config.corsOrigins });
   if (config.corsOrigins.length > 0) {
     await app.register(cors, {
       origin: config.corsOrigins.includes('*') ? true : config.corsOrigins,

@@ -25,9 +25,11 @@ export const Problem = Type.Object(
     instance: Type.Optional(Type.String()),
     errors: Type.Optional(
       Type.Array(Type.Object({ path: Type.String(), message: Type.String() }), {
+        description: 'The fields at fault (at most the first 20; `errors_total` counts them all when there are more)',
         examples: [[{ path: '/body/price', message: 'must be >= 0' }]],
       }),
     ),
+    errors_total: Type.Optional(Type.Integer({ description: 'How many fields were at fault, when more than `errors` lists' })),
   },
   { $id: 'Problem', description: 'RFC 9457 problem details (application/problem+json).' },
 );

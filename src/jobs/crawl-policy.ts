@@ -1,7 +1,10 @@
 // Which URLs a whole-site crawl may visit: its strategy, include/exclude globs, depth and page budget. Pure.
-import picomatch from 'picomatch';
 import { getDomain } from 'tldts';
+import { compileGlobs } from './crawl-glob.js';
 import type { CrawlOptions } from './job-schema.js';
+
+/** The longest path and query a crawl follows. */
+export const MAX_MATCHED_LENGTH = 2048;
 
 export interface CrawlPolicy {
   maxPages: number;
@@ -21,9 +24,8 @@ export function crawlPolicy(startUrl: string, options: CrawlOptions): CrawlPolic
   const startHost = start.hostname.toLowerCase();
   // The registrable domain ("example.co.uk" for "shop.example.co.uk"), from the public suffix list.
   const startDomain = getDomain(startHost) ?? startHost;
-  const glob = (patterns: readonly string[] | undefined) => (patterns === undefined || patterns.length === 0 ? null : picomatch(patterns as string[], { dot: true }));
-  const include = glob(options.include);
-  const exclude = glob(options.exclude);
+  const include = compileGlobs(options.include);
+  const exclude = compileGlobs(options.exclude);
   return {
     maxPages: options.max_pages ?? CRAWL_DEFAULTS.max_pages,
     maxDepth: options.max_depth ?? CRAWL_DEFAULTS.max_depth,
@@ -37,8 +39,13 @@ export function crawlPolicy(startUrl: string, options: CrawlOptions): CrawlPolic
         return false;
       }
       if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return false;
+      // A crawl has no use for a path longer than this, and every glob check costs its length.
+      if (parsed.pathname.length + parsed.search.length > MAX_MATCHED_LENGTH) return false;
       const host = parsed.hostname.toLowerCase();
-      const sameSite = strategy === 'same-domain' ? host === startDomain || host.endsWith(`.${startDomain}`) : host === startHost;
+      // same-host is the start's origin: scheme, host and port (another port is another server, with
+      // its own robots.txt). same-domain takes any subdomain and either scheme, on the same port
+      // (URL.port is empty for a scheme's default port, so http and https sites compare equal).
+      const sameSite = strategy === 'same-domain' ? (host === startDomain || host.endsWith(`.${startDomain}`)) && parsed.port === start.port : parsed.origin === start.origin;
       if (!sameSite) return false;
       // Globs see the path with its query, so "/search?q=*" can be excluded.
       const target = decodeSafely(parsed.pathname) + parsed.search;

@@ -3,7 +3,7 @@ import { Type, type Static } from 'typebox';
 import { NO_NUL, Nullable } from '../http/schemas.js';
 import { ScrapeRequest } from '../scraping/scrape-schema.js';
 
-const Glob = Type.String({ minLength: 1, maxLength: 300, pattern: NO_NUL });
+const Glob = Type.String({ minLength: 1, maxLength: 200, pattern: NO_NUL });
 
 export const CrawlOptions = Type.Object(
   {
@@ -17,8 +17,8 @@ export const CrawlOptions = Type.Object(
     ),
     max_pages: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, default: 100, description: 'Pages fetched at most' })),
     max_depth: Type.Optional(Type.Integer({ minimum: 0, maximum: 100, default: 5, description: 'Link hops from the start URL (sitemap pages are depth 1)' })),
-    include: Type.Optional(Type.Array(Glob, { maxItems: 50, description: 'Globs over the URL path (and query); a page must match one when given, e.g. "/books/**"' })),
-    exclude: Type.Optional(Type.Array(Glob, { maxItems: 50, description: 'Globs over the URL path (and query); a page matching one is skipped' })),
+    include: Type.Optional(Type.Array(Glob, { maxItems: 20, description: 'Globs over the URL path (and query); a page must match one when given, e.g. "/books/**"' })),
+    exclude: Type.Optional(Type.Array(Glob, { maxItems: 20, description: 'Globs over the URL path (and query); a page matching one is skipped' })),
     sitemap: Type.Optional(Type.Boolean({ default: false, description: "Also start from the site's sitemap.xml (and those robots.txt names), indexes and gzip included" })),
   },
   { additionalProperties: false, examples: [{ strategy: 'same-host', max_pages: 500, max_depth: 3, include: ['/catalogue/**'], sitemap: true }] },

@@ -5,6 +5,7 @@ import { HttpProblem, NotFound, ValidationFailed } from '../problems.js';
 import type { Queue } from '../queue/queue.js';
 import type { LogStore } from '../scrape-logs/log-store.js';
 import { checkScrapeRequest } from '../scraping/scrape-request.js';
+import { compileGlob } from './crawl-glob.js';
 import { writeCrawlLog } from './crawl-log.js';
 import { JOB_QUEUES, type JobMessage, type ScheduleMessage } from './job-queues.js';
 import type { Job, JobRequest, Schedule, ScheduleCreate, SchedulePatch } from './job-schema.js';
@@ -56,7 +57,18 @@ export function createJobService(deps: JobServiceDeps): JobService {
   const { jobs, schedules, queue } = deps;
 
   /** What a scrape would refuse, refused before anything is queued: bad selectors, a blocked target. */
-  const check = (request: JobRequest, at = '/body'): void => checkScrapeRequest(request, deps.allowPrivateNetworks, at);
+  const check = (request: JobRequest, at = '/body'): void => {
+    checkScrapeRequest(request, deps.allowPrivateNetworks, at);
+    for (const side of ['include', 'exclude'] as const) {
+      for (const [i, glob] of (request.crawl?.[side] ?? []).entries()) {
+        try {
+          compileGlob(glob);
+        } catch (error) {
+          throw new ValidationFailed([{ path: `${at}/crawl/${side}/${i}`, message: (error as Error).message }]);
+        }
+      }
+    }
+  };
 
   /** The queue's calendar expression: a cron as given, "every N minutes" as a recurrence rule. */
   const expressionOf = (fields: Pick<ScheduleFields, 'cron' | 'every_minutes'>): string => fields.cron ?? `FREQ=MINUTELY;INTERVAL=${fields.every_minutes}`;
@@ -77,6 +89,10 @@ export function createJobService(deps: JobServiceDeps): JobService {
   const checkCalendar = (fields: Pick<ScheduleFields, 'cron' | 'every_minutes' | 'timezone'>, given: { every_minutes?: number | undefined }): void => {
     if ((fields.cron === null) === (fields.every_minutes === null)) {
       throw new ValidationFailed([{ path: '/body/cron', message: 'give exactly one of cron and every_minutes' }]);
+    }
+    // The queue's calendar also reads six fields (seconds first); schedules run at minute resolution.
+    if (fields.cron !== null && fields.cron.trim().split(/\s+/).length !== 5) {
+      throw new ValidationFailed([{ path: '/body/cron', message: 'must have five fields (minute hour day-of-month month day-of-week); seconds are not supported' }]);
     }
     try {
       new Intl.DateTimeFormat('en', { timeZone: fields.timezone });

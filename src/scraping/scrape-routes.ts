@@ -3,7 +3,7 @@ import { Type, type Static } from 'typebox';
 import type { App } from '../http/base-app.js';
 import { Problem, problemResponses } from '../http/schemas.js';
 import type { Metrics } from '../http/metrics.js';
-import { toProblem } from '../problems.js';
+import { toProblem, UnsupportedMediaType } from '../problems.js';
 import { scrapeMode } from './scrape-request.js';
 import type { Scraper } from './scrape-run.js';
 import { ScrapeExplanation, ScrapeRequest, ScrapeResult } from './scrape-schema.js';
@@ -17,9 +17,14 @@ const ExplainProblem = Type.Object(
   { description: 'RFC 9457 problem details with an `explanation` extension member.' },
 );
 
-/** A bodiless POST means the same as `{}`. */
-const emptyBodyIsEmptyObject = (request: { body: unknown }, _reply: unknown, done: () => void) => {
-  if (request.body === undefined || request.body === null) request.body = {};
+/**
+ * A scrape runs only when asked in JSON (`{}` for the demo): a bodiless POST is what a page of
+ * another site can send without asking the browser first, and it must not start a scrape.
+ */
+const jsonOnly = (request: { body: unknown; headers: Record<string, unknown> }, _reply: unknown, done: (error?: Error) => void) => {
+  if (request.headers['content-type'] === undefined) {
+    return done(new UnsupportedMediaType('Send the request as JSON (Content-Type: application/json), with {} for the demo scraper.'));
+  }
   done();
 };
 
@@ -50,7 +55,7 @@ export function scrapeRoutes(app: App, scraper: Scraper, metrics: Metrics, async
           ...problemResponses(400, 413, 415, 422, 502, 503, 504),
         },
       },
-      preValidation: emptyBodyIsEmptyObject,
+      preValidation: jsonOnly,
     },
     async (request, reply) => {
       if (/(?:^|[\s,;])respond-async(?:$|[\s,;])/i.test(request.headers.prefer ?? '')) {
@@ -97,7 +102,7 @@ export function scrapeRoutes(app: App, scraper: Scraper, metrics: Metrics, async
           504: ExplainProblem,
         },
       },
-      preValidation: emptyBodyIsEmptyObject,
+      preValidation: jsonOnly,
     },
     // The answer is built from interfaces the schema documents as open objects; the schema serialises it.
     async (request) => (await scraper.explain(request.body)) as unknown as Static<typeof ScrapeExplanation>,

@@ -13,7 +13,7 @@ const json = { 'content-type': 'application/json' };
 async function auxOn(mainUrl: string, closers: Array<() => Promise<void>>, proxyTimeoutMs = 5_000): Promise<{ app: App; main: MainClient }> {
   const main = createMainClient(mainUrl, proxyTimeoutMs);
   const app = await buildAuxApp({
-    config: { logLevel: 'silent', bodyLimitBytes: 1_048_576, requestTimeoutMs: 30_000, mainServiceUrl: mainUrl, proxyTimeoutMs, corsOrigins: [] },
+    config: { logLevel: 'silent', bodyLimitBytes: 1_048_576, requestTimeoutMs: 30_000, mainServiceUrl: mainUrl, proxyTimeoutMs, corsOrigins: [], allowedHosts: [] },
     main,
   });
   closers.push(async () => {

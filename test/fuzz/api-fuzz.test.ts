@@ -380,7 +380,7 @@ describe('fuzzing both services through inject: never a 5xx, every 4xx a problem
     mainApp = await mainAppOn(db, { after: (fn) => closers.push(fn) }, MAIN_ENV);
     const main = createMainClient(DEAD, 300);
     auxApp = await buildAuxApp({
-      config: { logLevel: 'silent', bodyLimitBytes: 1_048_576, requestTimeoutMs: 30_000, mainServiceUrl: DEAD, proxyTimeoutMs: 300, corsOrigins: [] },
+      config: { logLevel: 'silent', bodyLimitBytes: 1_048_576, requestTimeoutMs: 30_000, mainServiceUrl: DEAD, proxyTimeoutMs: 300, corsOrigins: [], allowedHosts: [] },
       main,
     });
     closers.push(async () => {

@@ -218,6 +218,8 @@ for (const backend of backends()) {
         [{ url: `${site.url}books/`, crawl: { max_pages: 0 } }, '/body/crawl/max_pages'],
         [{ url: `${site.url}books/`, crawl: { colour: 'red' } }, '/body/crawl/colour'],
         [{ url: `${site.url}books/`, selectors: { item: '[[', title: 'h3', price: 'p' } }, '/body/selectors/item'],
+        [{ url: `${site.url}books/`, crawl: { include: ['/a', '/{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}'] } }, '/body/crawl/include/1'],
+        [{ url: `${site.url}books/`, crawl: { exclude: Array.from({ length: 21 }, () => '/x/**') } }, '/body/crawl/exclude'],
         [{ url: 42 }, '/body/url'],
       ];
       const before = (await app.inject({ url: '/jobs?limit=1' })).headers['x-total-count'];
@@ -301,6 +303,9 @@ for (const backend of backends()) {
       const cases: Array<[object, string]> = [
         [{ cron: 'every day at noon', job: {} }, '/body/cron'],
         [{ cron: '0 7 * * *', every_minutes: 5, job: {} }, '/body/cron'],
+        // Six fields (seconds first) would fire every second: schedules have minute resolution.
+        [{ cron: '* * * * * *', job: {} }, '/body/cron'],
+        [{ cron: '*/5 * * * * *', job: {} }, '/body/cron'],
         [{ job: {} }, '/body/cron'],
         [{ cron: '0 7 * * *', timezone: 'Mars/Olympus', job: {} }, '/body/timezone'],
         [{ every_minutes: 0, job: {} }, '/body/every_minutes'],

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Database } from '../../src/db/database.js';
 import { startFixtureSite } from '../fixtures/site.js';
-import { backends, mainAppOn } from '../helpers.js';
+import { assertProblem, backends, mainAppOn } from '../helpers.js';
 
 describe('main service protection', () => {
   let db: Database;
@@ -133,17 +133,61 @@ describe('main service protection', () => {
     assert.match(refused.json().detail, /All 1 scrape slots are busy and 4 runs are waiting/);
   });
 
-  test('security headers on every answer, with a CSP Swagger UI works under', async () => {
+  test('security headers on every answer, errors found before routing included, with a CSP Swagger UI works under', async () => {
     const app = await mainAppOn(db, later);
-    for (const url of ['/products?limit=1', '/docs', '/nowhere']) {
+    // The last one is refused before routing (a malformed percent-encoding): a 400 that skips the hooks.
+    for (const url of ['/products?limit=1', '/docs', '/nowhere', '/products/%E0%A4%A']) {
       const res = await app.inject({ url });
       assert.equal(res.headers['x-content-type-options'], 'nosniff', url);
       assert.ok(res.headers['content-security-policy'], url);
       assert.equal(res.headers['x-frame-options'], 'SAMEORIGIN', url);
+      assert.ok(res.headers['x-request-id'], url);
     }
+    assert.equal((await app.inject({ url: '/products/%E0%A4%A' })).statusCode, 400);
     const csp = String((await app.inject({ url: '/docs' })).headers['content-security-policy']);
     assert.match(csp, /script-src 'self'/);
     assert.match(csp, /img-src 'self' data:/);
+  });
+
+  test("DNS rebinding: a host name that is not the service's is 421; IP addresses, localhost and ALLOWED_HOSTS are answered", async () => {
+    const app = await mainAppOn(db, later);
+    const get = (host: string) => app.inject({ url: '/products?limit=1', headers: { host } });
+    for (const host of ['rebound.attacker.example', 'rebound.attacker.example:8000', 'agg.example']) {
+      const res = await get(host);
+      assert.match(assertProblem(res, 421).detail, /ALLOWED_HOSTS/, host);
+      assert.equal(res.headers['x-content-type-options'], 'nosniff', 'refused answers carry the security headers too');
+    }
+    for (const host of ['127.0.0.1:8000', 'localhost:8000', 'LOCALHOST', '[::1]:8000', '10.0.0.7']) assert.equal((await get(host)).statusCode, 200, host);
+    const named = await mainAppOn(db, later, { ALLOWED_HOSTS: 'agg.example, Admin.Example.' });
+    for (const host of ['agg.example', 'agg.example:443', 'admin.example']) {
+      assert.equal((await named.inject({ url: '/products?limit=1', headers: { host } })).statusCode, 200, host);
+    }
+    assert.equal((await named.inject({ url: '/products?limit=1', headers: { host: 'other.example' } })).statusCode, 421);
+    // The name the auxiliary service uses for the main one is the service's own.
+    const compose = await mainAppOn(db, later, { MAIN_SERVICE_URL: 'http://main:8000' });
+    assert.equal((await compose.inject({ url: '/products?limit=1', headers: { host: 'main:8000' } })).statusCode, 200);
+  });
+
+  test('a state-changing request a browser marks cross-site, or from an origin not allowed, is 403; reads, scripts and allowed origins pass', async () => {
+    const app = await mainAppOn(db, later, { CORS_ORIGINS: 'https://app.example' });
+    const host = '127.0.0.1:8000';
+    const create = (headers: Record<string, string>) => app.inject({ method: 'POST', url: '/products', payload: { title: 'Cross', price: 1 }, headers: { host, ...headers } });
+    assert.match(assertProblem(await create({ 'sec-fetch-site': 'cross-site', origin: 'https://evil.example' }), 403).detail, /another site/);
+    assert.match(assertProblem(await create({ origin: 'https://evil.example' }), 403).detail, /Origin https:\/\/evil\.example/);
+    assertProblem(await create({ origin: 'null' }), 403);
+    assert.equal((await create({})).statusCode, 201, 'a script sends no Origin');
+    assert.equal((await create({ origin: `http://${host}`, 'sec-fetch-site': 'same-origin' })).statusCode, 201, 'the dashboard, same origin');
+    assert.equal((await create({ origin: 'https://app.example', 'sec-fetch-site': 'cross-site' })).statusCode, 201, 'an origin in CORS_ORIGINS');
+    assert.equal(
+      (await app.inject({ url: '/products?limit=1', headers: { host, origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' } })).statusCode,
+      200,
+      'reads: CORS decides what a page may read',
+    );
+    // What fetch(..., {method: 'POST', mode: 'no-cors'}) sends: no preflight, an Origin, a text/plain or no body.
+    const scrapes = Number((await app.inject({ url: '/scrape-logs?limit=1' })).headers['x-total-count']);
+    assertProblem(await app.inject({ method: 'POST', url: '/scrape', headers: { host, origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' } }), 403);
+    assertProblem(await app.inject({ method: 'POST', url: '/scrape', headers: { host } }), 415);
+    assert.equal(Number((await app.inject({ url: '/scrape-logs?limit=1' })).headers['x-total-count']), scrapes, 'nothing ran');
   });
 
   test('CORS only for the configured origins', async () => {

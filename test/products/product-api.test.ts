@@ -75,6 +75,18 @@ for (const backend of backends()) {
       for (const close of closers) await close();
     });
 
+    test('a 422 for a body of 80,000 unknown fields lists the first 20 and counts the rest, in a small answer', async () => {
+      const payload: Record<string, unknown> = { title: 'x', price: 1 };
+      for (let i = 0; i < 80_000; i++) payload[`f${i}`] = 1;
+      const res = await app.inject({ method: 'POST', url: '/products', payload });
+      const problem = assertProblem(res, 422);
+      assert.equal(problem.errors.length, 20);
+      assert.equal(problem.errors_total, 80_000);
+      assert.deepEqual(problem.errors[0], { path: '/body/f0', message: 'is not an allowed field' });
+      assert.match(problem.detail, /; and 79980 more$/);
+      assert.ok(res.body.length < 5_000, `${res.body.length} bytes`);
+    });
+
     test('POST /products creates a product: 201, Location, exact price', async () => {
       const res = await app.inject({ method: 'POST', url: '/products', payload: { title: 'Widget', price: 19.99, description: 'A widget' } });
       assert.equal(res.statusCode, 201, res.body);

@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import type { App } from '../../src/http/base-app.js';
 import { catalogueBooks } from '../fixtures/books-catalogue.js';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site.js';
-import { backends, mainAppOn, noChromium, warnIfNoPostgres } from '../helpers.js';
+import { assertProblem, backends, mainAppOn, noChromium, warnIfNoPostgres } from '../helpers.js';
 
 warnIfNoPostgres();
 
@@ -79,10 +79,11 @@ for (const backend of backends()) {
       assert.equal(after, before);
     });
 
-    test('a bodiless POST /scrape runs the demo too', async () => {
-      const res = await app.inject({ method: 'POST', url: '/scrape' });
-      assert.equal(res.statusCode, 200, res.body);
-      assert.equal(res.json().mode, 'demo');
+    test('a bodiless POST /scrape (what a cross-site page can send without a preflight) runs nothing: 415 asking for JSON', async () => {
+      const logs = Number((await app.inject({ url: '/scrape-logs?limit=1' })).headers['x-total-count']);
+      assert.match(assertProblem(await app.inject({ method: 'POST', url: '/scrape' }), 415).detail, /as JSON \(Content-Type: application\/json\), with \{\} for the demo/);
+      assertProblem(await app.inject({ method: 'POST', url: '/scrape', headers: { 'content-type': 'text/plain' }, payload: '{}' }), 415);
+      assert.equal(Number((await app.inject({ url: '/scrape-logs?limit=1' })).headers['x-total-count']), logs, 'no run, no log');
     });
 
     test('max_pages follows the pager across the catalogue', async () => {
