@@ -20,6 +20,7 @@ import { createExtractionPool, type PageExtractor } from './scraping/extract/poo
 import { createPageLoader, type PageLoader } from './scraping/page-loader.js';
 import { createScraper, type Scraper } from './scraping/scrape-run.js';
 import { createLiveEvents, type LiveEvents } from './tracking/live-events.js';
+import { createLiveFeed, type LiveFeed } from './tracking/live-feed.js';
 import { createTracker, type Tracker } from './tracking/tracking-store.js';
 import { createWebhookDeliveries, DELIVERY_POLICY, DELIVERY_QUEUE, type QueuedDelivery, type WebhookDeliveries } from './tracking/webhook-deliveries.js';
 import { createWebhookSender, type WebhookSender } from './tracking/webhook-sender.js';
@@ -53,7 +54,7 @@ export interface Context {
   logs: LogStore;
   queue: Queue;
   products: ProductStore;
-  tracking: { tracker: Tracker; webhooks: WebhookStore; deliveries: WebhookDeliveries; live: LiveEvents; sender: WebhookSender };
+  tracking: { tracker: Tracker; webhooks: WebhookStore; deliveries: WebhookDeliveries; live: LiveEvents; feed: LiveFeed; sender: WebhookSender };
   /** The write path of products (recording/product-recorder.ts). */
   recorder: ProductRecorder;
   scraping: { fetcher: PageFetcher; renderer: BrowserRenderer; loader: PageLoader; extract: PageExtractor; scraper: Scraper };
@@ -163,7 +164,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     logs,
     queue,
     products,
-    tracking: { tracker, webhooks, deliveries, live, sender },
+    tracking: { tracker, webhooks, deliveries, live, feed: createLiveFeed(tracker, live), sender },
     recorder,
     scraping: { fetcher, renderer, loader, extract: extraction.extract, scraper },
     jobs,

@@ -16,6 +16,8 @@ export interface HttpSettings {
   trustProxy: boolean | number | string[];
   /** Host names the services answer to besides IP addresses and localhost (`*`: any), against DNS rebinding. */
   allowedHosts: string[];
+  /** Live streams (Server-Sent Events): how many at once, per client and in all, and how long a client may stop reading. */
+  streams: { perClient: number; total: number; stallMs: number };
 }
 
 export interface AuthSettings {
@@ -234,6 +236,11 @@ export function loadConfig(env: Env = process.env): Config {
       bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1_048_576, 1_024, 104_857_600),
       trustProxy: trustProxy(env, 'TRUST_PROXY'),
       allowedHosts: allowedHosts(env, 'ALLOWED_HOSTS'),
+      streams: {
+        perClient: int(env, 'STREAMS_PER_CLIENT', 10, 1, 10_000),
+        total: int(env, 'STREAMS_MAX', 200, 1, 100_000),
+        stallMs: int(env, 'STREAM_STALL_MS', 30_000, 100, 3_600_000),
+      },
     },
     auth: {
       apiKey: str(env, 'API_KEY'),

@@ -36,6 +36,21 @@ export const SETTINGS: readonly Setting[] = [
     meaning:
       'comma-separated host names the services answer to besides IP addresses, `localhost` and the names in `HOST` and `MAIN_SERVICE_URL` (421 otherwise: a guard against DNS rebinding); set it when they are reached under a name, e.g. behind a proxy; `*` turns the check off',
   },
+  {
+    name: 'STREAMS_PER_CLIENT',
+    group: 'http',
+    everyday: false,
+    default: '10',
+    meaning: 'live streams (`/events/stream`, `/jobs/{id}/events`) one client address may hold open at once (429 beyond)',
+  },
+  { name: 'STREAMS_MAX', group: 'http', everyday: false, default: '200', meaning: 'live streams open at once in all (503 beyond)' },
+  {
+    name: 'STREAM_STALL_MS',
+    group: 'http',
+    everyday: false,
+    default: '30000',
+    meaning: 'how long a live stream waits for a client that stopped reading before it closes the stream (the client resumes with `Last-Event-ID`)',
+  },
   { name: 'REQUEST_TIMEOUT_MS', group: 'http', everyday: false, default: '120000', meaning: 'longest a client may take to send a request' },
   { name: 'BODY_LIMIT_BYTES', group: 'http', everyday: false, default: '1048576', meaning: 'largest request body (413 beyond)' },
   {

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import type { App } from '../http/base-app.js';
 import { pageLinks } from '../http/paging.js';
 import { problemResponses } from '../http/schemas.js';
-import { sendEvents, type ServerEvent } from '../http/sse.js';
+import { sendEvents, type ServerEvent, type StreamLimiter } from '../http/sse.js';
 import { NotFound } from '../problems.js';
 import type { JobEvents } from './job-events.js';
 import { Job, JobId, JobListQuery, JobRequest, Schedule, ScheduleCreate, ScheduleListQuery, SchedulePatch } from './job-schema.js';
@@ -16,6 +16,8 @@ export interface JobRoutesDeps {
   schedules: ScheduleStore;
   service: JobService;
   events: JobEvents;
+  /** The app's bound on open streams. */
+  streams: StreamLimiter;
 }
 
 const ScheduleDeleted = Type.Object({ id: Type.String(), deleted: Type.Literal(true) });
@@ -113,7 +115,7 @@ export function jobRoutes(app: App, deps: JobRoutesDeps): void {
     async (request, reply) => {
       const job = await jobs.get(request.params.id);
       if (job === undefined) throw new NotFound(`Job ${request.params.id} does not exist.`);
-      await sendEvents(request, reply, async function* (signal): AsyncGenerator<ServerEvent> {
+      await sendEvents(request, reply, deps.streams, async function* (signal): AsyncGenerator<ServerEvent> {
         let n = 0;
         for await (const snapshot of events.watch(job.id, signal)) {
           n += 1;

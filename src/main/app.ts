@@ -6,6 +6,7 @@ import { guardAccess } from '../http/access-guard.js';
 import { createBaseApp, serverSettings, type App } from '../http/base-app.js';
 import { Check, type CheckResult, collectEndpoints, healthSchema, packageVersion, timedCheck, welcomeRoute } from '../http/meta-routes.js';
 import { createMetrics } from '../http/metrics.js';
+import { createStreamLimiter } from '../http/sse.js';
 import { jobRoutes } from '../jobs/job-routes.js';
 import { ServiceUnavailable } from '../problems.js';
 import { productRoutes } from '../products/product-routes.js';
@@ -106,10 +107,11 @@ export async function buildMainApp(deps: MainDeps): Promise<App> {
   );
 
   productRoutes(app, deps.products, deps.recorder);
-  trackingRoutes(app, { tracker: deps.tracking.tracker, live: deps.tracking.live });
+  const streams = createStreamLimiter(deps.config.http.streams);
+  trackingRoutes(app, { tracker: deps.tracking.tracker, feed: deps.tracking.feed, streams });
   webhookRoutes(app, { webhooks: deps.tracking.webhooks, deliveries: deps.tracking.deliveries, allowPrivateNetworks: deps.config.scrape.allowPrivateNetworks });
   scrapeRoutes(app, deps.scraping.scraper, metrics, deps.jobs.service);
-  jobRoutes(app, deps.jobs);
+  jobRoutes(app, { ...deps.jobs, streams });
   logRoutes(app, deps.logs);
   postsRoutes(app, deps.posts);
   await uiRoutes(app);

@@ -1,22 +1,22 @@
 // /products/{id}/history, /events and /events/stream: what changed, when, as JSON, CSV, NDJSON or a live stream.
-import { EventEmitter, once } from 'node:events';
 import { Type } from 'typebox';
 import type { App } from '../http/base-app.js';
 import { exportFormat, sendExport } from '../http/formats.js';
 import { problemResponses } from '../http/schemas.js';
-import { sendEvents, type ServerEvent } from '../http/sse.js';
+import { sendEvents, type ServerEvent, type StreamLimiter } from '../http/sse.js';
 import { NotFound } from '../problems.js';
 import { ProductId } from '../products/product-schema.js';
 import { canonicalUrl } from '../url-identity/url-key.js';
-import type { LiveEvents } from './live-events.js';
+import type { LiveFeed } from './live-feed.js';
 import { Event, EVENT_CSV_COLUMNS, EventListQuery, EventStreamQuery, History, HISTORY_CSV_COLUMNS, HistoryQuery } from './tracking-schema.js';
 import type { EventQuery, StoredEvent, Tracker } from './tracking-store.js';
 
 export interface TrackingRoutesDeps {
   tracker: Tracker;
-  live: Pick<LiveEvents, 'onPublished'>;
-  /** How often live streams look for events other processes wrote. */
-  pollMs?: number;
+  /** Live streams of this process, fed by one reader (live-feed.ts). */
+  feed: LiveFeed;
+  /** The app's bound on open streams. */
+  streams: StreamLimiter;
 }
 
 const DEFAULT_PAGE = 100;
@@ -33,50 +33,8 @@ function eventFilter(query: { type?: string; product_id?: number; source?: strin
   };
 }
 
-/**
- * Wakes live streams when there may be new events: at once for writes of this process, and within
- * `pollMs` for writes of other processes (workers), found by one shared look at the newest id, made
- * only while some stream listens.
- */
-function eventTail(tracker: Tracker, live: Pick<LiveEvents, 'onPublished'>, pollMs: number) {
-  const emitter = new EventEmitter();
-  emitter.setMaxListeners(0);
-  let newest = -1;
-  let timer: NodeJS.Timeout | undefined;
-  const poll = async () => {
-    try {
-      const id = await tracker.lastEventId();
-      if (id !== newest) {
-        newest = id;
-        emitter.emit('more');
-      }
-    } catch {
-      // The database is away for a moment; the next look tries again.
-    }
-  };
-  live.onPublished(() => emitter.emit('more'));
-  return {
-    /** Resolves at the next sign of new events, or when `signal` aborts. */
-    async next(signal: AbortSignal): Promise<void> {
-      if (timer === undefined) {
-        timer = setInterval(() => {
-          if (emitter.listenerCount('more') === 0) {
-            clearInterval(timer);
-            timer = undefined;
-            return;
-          }
-          void poll();
-        }, pollMs);
-        timer.unref();
-      }
-      await once(emitter, 'more', { signal }).catch(() => undefined);
-    },
-  };
-}
-
 export function trackingRoutes(app: App, deps: TrackingRoutesDeps): void {
   const { tracker } = deps;
-  const tail = eventTail(tracker, deps.live, deps.pollMs ?? 500);
 
   app.get(
     '/products/:id/history',
@@ -189,19 +147,10 @@ export function trackingRoutes(app: App, deps: TrackingRoutesDeps): void {
     },
     async (request, reply) => {
       const lastEventId = request.headers['last-event-id'];
-      let cursor = lastEventId !== undefined ? Number(lastEventId) : (request.query.after ?? (await tracker.lastEventId()));
+      const cursor = lastEventId !== undefined ? Number(lastEventId) : (request.query.after ?? (await tracker.lastEventId()));
       const filter = eventFilter(request.query);
-      await sendEvents(request, reply, async function* (signal): AsyncGenerator<ServerEvent> {
-        while (!signal.aborted) {
-          // Armed before the read, so an event written while it runs still wakes the next round.
-          const round = new AbortController();
-          const woken = tail.next(AbortSignal.any([signal, round.signal]));
-          const rows = await tracker.events({ ...filter, after: cursor, limit: BATCH });
-          for (const event of rows) yield { event: event.type, id: String(event.id), data: event };
-          if (rows.length > 0) cursor = rows[rows.length - 1]!.id;
-          if (rows.length < BATCH) await woken;
-          else round.abort();
-        }
+      await sendEvents(request, reply, deps.streams, async function* (signal): AsyncGenerator<ServerEvent> {
+        for await (const event of deps.feed.follow(filter, cursor, signal)) yield { event: event.type, id: String(event.id), data: event };
       });
     },
   );

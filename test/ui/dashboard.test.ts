@@ -258,6 +258,9 @@ for (const backend of backends()) {
       // Product reads are open.
       await page.goto(`${keyedOrigin}/ui/products`);
       await page.getByText('No products yet').waitFor();
+      // The live event stream is held open: it needs the key, and the screen says so.
+      await page.goto(`${keyedOrigin}/ui/events`);
+      await page.getByText('The live feed needs the API key').waitFor();
       // Schedules are operations: the screen says what to do.
       await page.goto(`${keyedOrigin}/ui/schedules`);
       const alert = page.getByRole('alert').first();

@@ -25,7 +25,7 @@ export function EventsScreen({ query: params }) {
     const sep = filterQuery ? '&' : '?';
     return openStream(`/events/stream${filterQuery}${sep}after=${after}`, {
       onEvent: (_type, event) => setLive((shown) => (shown.some((e) => e.id === event.id) ? shown : [event, ...shown].slice(0, SHOWN))),
-      onStatus: (next) => setStatus(next),
+      onStatus: (next, problem) => setStatus(next === 'closed' && problem?.status === 401 ? 'needs-key' : next),
     });
   }, [latest.data, filterQuery]);
 
@@ -51,7 +51,7 @@ export function EventsScreen({ query: params }) {
       <div class="actions"><button type="submit" class="primary">Apply</button></div>
     </form>
     <p class="muted" role="status">
-      ${status === 'live' ? 'Live: new events appear here as they happen.' : status === 'reconnecting' ? 'Connection lost; reconnecting (no event is missed).' : status === 'closed' ? 'The live feed closed; reload to reconnect.' : 'Connecting to the live feed…'}
+      ${status === 'live' ? 'Live: new events appear here as they happen.' : status === 'reconnecting' ? 'Connection lost; reconnecting (no event is missed).' : status === 'closed' ? 'The live feed closed; reload to reconnect.' : status === 'needs-key' ? 'The live feed needs the API key: set it at the top, then reload.' : 'Connecting to the live feed…'}
     </p>
     <${ErrorBox} error=${latest.error} />
     ${latest.loading && !latest.data ? html`<${Loading} what="Loading events" />` : ''}
