@@ -70,7 +70,7 @@ export function extract(html: string, pageUrl: string, options: ExtractOptions =
     },
     openGraph: { type: page.metaContent('og:type') ?? null, price: found.get('opengraph')?.[0]?.fields.price !== undefined },
     layoutItems: layout.length,
-    visible: { heading: heading !== null, buyControls: 0, price: false, priceMarked: false },
+    visible: { heading: heading !== null, buyControls: 0, price: false, priceMarked: false, namesPage: false, stock: false, code: false },
     articleBody: false,
   };
   // The visible page and the repetition heuristics cost a walk each; markup that decides spares them.
@@ -87,6 +87,9 @@ export function extract(html: string, pageUrl: string, options: ExtractOptions =
       buyControls: visible?.buyControls.length ?? 0,
       price: visible?.candidate?.fields.price !== undefined,
       priceMarked: visible?.priceMarked ?? false,
+      namesPage: visible?.headingNamesPage ?? false,
+      stock: visible?.stockStated ?? false,
+      code: visible?.codeShown ?? false,
     };
   }
   if (explain || (!decided && !decidedByVisiblePage(evidence))) {
