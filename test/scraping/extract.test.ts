@@ -220,7 +220,7 @@ function runInlineScripts(html: string): string {
 
 describe('each source alone', () => {
   test('the order of trust is the documented one', () => {
-    assert.deepEqual(TRUST, ['selectors', 'json-ld', 'microdata', 'rdfa', 'opengraph', 'meta', 'books-listing', 'visible', 'product-cards', 'article-list']);
+    assert.deepEqual(TRUST, ['selectors', 'json-ld', 'microdata', 'rdfa', 'opengraph', 'meta', 'books-listing', 'visible', 'embedded-data', 'url', 'product-cards', 'article-list']);
   });
 
   test('product-cards does not fire on an article list, whose posts mention prices in their summaries', () => {

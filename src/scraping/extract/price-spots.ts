@@ -156,12 +156,17 @@ export interface ChosenPrice {
  * A struck price alone in the box is the price (nothing is on sale).
  */
 export function choosePrice(spots: readonly PriceSpot[], anchor: Element, heading: Element): ChosenPrice | undefined {
-  // A price the page labels as the one to pay (the buy box's own id, "Sale price") outweighs a few steps of distance.
-  const scored = spots.map((spot) => ({ spot, score: Math.min(distance(spot.el, anchor), distance(spot.el, heading) + 1) * 2 - (spot.cue !== undefined ? 8 : spot.marked ? 1 : 0) }));
+  // Distance in tree steps; a price the page labels as the one to pay (the buy box's own id, "Sale
+  // price") outweighs a few steps of it.
+  const scored = spots.map((spot) => {
+    const near = Math.min(distance(spot.el, anchor), distance(spot.el, heading) + 1) * 2;
+    return { spot, near, score: near - (spot.cue !== undefined ? 8 : spot.marked ? 1 : 0) };
+  });
   let best: (typeof scored)[number] | undefined;
   for (const s of scored) if (best === undefined || s.score < best.score) best = s;
   if (best === undefined) return undefined;
-  const box = scored.filter((s) => s.score <= best.score + 4);
+  // The buy box: the prices about as near as the best one.
+  const box = scored.filter((s) => s.near <= best.near + 4);
   let current: (typeof scored)[number] | undefined;
   for (const s of box) if (!s.spot.stale && (current === undefined || s.score < current.score)) current = s;
   if (current === undefined) return { current: best.spot, why: 'the only price beside the buy control; nothing beside it is a sale price' };

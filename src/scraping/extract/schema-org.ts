@@ -147,6 +147,11 @@ function productCandidate(product: SdoNode, viaOffer: SdoNode | null, source: So
   if (url !== null) fields.url = url;
   const availability = offer === null ? null : availabilityOf(first(offer, 'availability'));
   if (availability !== null) fields.availability = availability;
+  // A zero on an offer that cannot be bought is a placeholder for "no price", not a free product.
+  if (fields.price?.value === 0 && (availability?.value === 'out_of_stock' || availability?.value === 'discontinued')) {
+    delete fields.price;
+    delete fields.price_text;
+  }
   const description = text(first(product, 'description'));
   if (description !== null) fields.description = description;
   const sku = text(first(product, 'sku')) ?? (offer === null ? null : text(first(offer, 'sku')));
