@@ -31,6 +31,7 @@ describe('stock in the shop\'s own words', () => {
     ['商品は在庫切れです', 'out_of_stock'],
     ['일시품절', 'out_of_stock'],
     ["We don't know when or if this item will be back in stock.", 'out_of_stock'],
+    ['Email me when in stock', 'out_of_stock'],
     ['Discontinued', 'discontinued'],
     ['Pre-order now', 'preorder'],
     ['Only 2 left in stock.', 'limited'],
@@ -141,6 +142,9 @@ describe('the price of the buy box', () => {
       `<h1>Walnut Desk Tidy</h1><div><p class="price">$24.00</p></div><div class="buy">${buy}<section class="reviews"><span class="price">$12.00</span></section></div>`,
       24,
     ],
+    ['points to collect are not the price', `<h1>Walnut Desk Tidy</h1><p class="price">$880</p><div><p>下載APP即可獲得$50點！</p>${buy}</div>`, 880],
+    ['a price in a line-through class is the regular one', `<h1>Walnut Desk Tidy</h1><div class="price"><div class="line-through">$1100</div><div class="current">$880</div></div>${buy}`, 880, { list_price: 1100 }],
+    ['a zero shown near the button is not the price', `<h1>Walnut Desk Tidy</h1><p class="price">$24.00</p><div><span class="price">0 р.</span>${buy}</div>`, 24],
     ['"Was … Now …" in one text: the amount after "now"', `<h1>Walnut Desk Tidy</h1><p class="price">Was $129.99 Now $89.99</p>${buy}`, 89.99],
   ];
   for (const [name, body, price, extra] of CASES) {
@@ -214,6 +218,9 @@ describe('the stock line beside the product', () => {
     ['an enabled buy button', '<h1>Walnut Desk Tidy</h1><p class="price">$24</p><button>Add to cart</button>', 'in_stock', false],
     ['a chat that is unavailable says nothing of stock', '<h1>Walnut Desk Tidy</h1><p class="price">$24</p><p class="chatStatus">Chat is unavailable</p><button>Add to cart</button>', 'in_stock', false],
     ['store pickup that is unavailable says nothing of stock', '<h1>Walnut Desk Tidy</h1><div class="storeAvailability"><span>Unavailable for store pickup</span></div><p class="price">$24</p><button>Add to cart</button>', 'in_stock', false],
+    ['a size that is unavailable says nothing of the product', '<h1>Walnut Desk Tidy</h1><p class="price">$24</p><ul class="size-selector"><li><span>42</span> <span>Unavailable</span></li></ul><button>Add to cart</button>', 'in_stock', false],
+    ['a wish list that is unavailable says nothing of stock', '<h1>Walnut Desk Tidy</h1><p class="price">$24</p><div class="buy"><button>Add to cart</button><span>List unavailable.</span></div>', 'in_stock', false],
+    ['a hidden dropdown\'s words are not read', '<h1>Walnut Desk Tidy</h1><p class="price">$24</p><div class="buy"><button>Add to cart</button><div class="a-hidden"><span>Currently unavailable</span></div></div>', 'in_stock', false],
     ['a word inside the buy button is its state, read from the button', '<h1>Walnut Desk Tidy</h1><p class="price">$24</p><a class="btn" href="/cart/add"><span>Dodaj do koszyka</span><span class="state">niedostępny</span></a>', 'in_stock', false],
   ];
   for (const [name, body, availability, stated] of CASES) {

@@ -16,7 +16,7 @@ const BUY_LABEL = new RegExp(
     'dodaj do koszyka', 'kup teraz', '^kup$', 'do košíku', 'do košíka', 'koupit', 'kúpiť', 'kosárba', 'adaugă în coș', 'v košarico', 'u košaricu', 'dodaj u košaricu',
     '^kupi(?:$|\\s)', '^naroči(?:$|\\s)', '^naruči(?:$|\\s)', 'в корзину', 'купить', 'до кошика', 'купити', 'в количката', 'στο καλάθι', 'sepete ekle', 'satın al',
     // Middle East and Asia
-    'הוסף לסל', 'أضف إلى السلة', 'اضافة الى السلة', 'カートに入れる', 'カートに追加', '購入手続き', '今すぐ購入', '加入购物车', '加入購物車', '立即购买', '立即購買', '直接購買',
+    'הוסף לסל', 'أضف إلى السلة', 'اضافة الى السلة', 'カートに入れる', 'カートに追加', '購入手続き', '今すぐ購入', '加入购物车', '加入購物車', '立即购买', '立即購買', '直接購買', '馬上購買', '马上购买', '^購買$', '^购买$',
     '장바구니', '바로구매', '구매하기', 'thêm vào giỏ', 'mua ngay', 'ใส่ตะกร้า', 'เพิ่มลงในรถเข็น', 'tambah ke troli', 'masukkan keranjang', 'beli sekarang',
     // Out of stock and pre-order pages keep their buy box, with its button relabelled.
     'pre-?order', 'sold out', 'out of stock', 'notify me when available',

@@ -35,7 +35,7 @@ const NOT_THE_PRICE = new RegExp(
     // Central and Eastern Europe
     'dostawa', 'wysyłka', 'bez dph', 'doprava', 'brez ddv', 'dostava', 'bezmaksas', 'доставка', 'в месяц', 'без ндс', 'экономия',
     // Asia and the Middle East
-    '運費', '运费', '免運', '免运', '配送', '送料', 'ポイント', '배송', '적립', 'משלוח',
+    '運費', '运费', '免運', '免运', '配送', '送料', 'ポイント', '\\d\\s*點', '點數', '积分', '積分', '配送料', '배송', '적립', 'משלוח',
   ].join('|'),
   'iu',
 );
@@ -57,7 +57,7 @@ const UNIT_PRICE = new RegExp(
 
 /** Labels of a price that no longer applies. */
 const STALE_LABEL = /^(?:was|regular price|regular|list price|rrp|msrp|uvp|statt|avant|au lieu de|prix barré|prix initial|antes|precio anterior|prima|prezzo consigliato|старая цена|было|原價|原价|정가|定価|通常価格|参考価格|市價|市价)(?![\p{L}])\s*:?/iu;
-const STALE_WORDS = /(?:^|[^a-z]|price)(?:old|was|regular|strike|strikethrough|crossed|compare|before|original|rrp|list|msrp|barred)(?:[^a-z]|$)/i;
+const STALE_WORDS = /(?:^|[^a-z]|price)(?:old|was|regular|strike|strikethrough|line-?through|crossed|compare|before|original|rrp|list|msrp|barred)(?:[^a-z]|$)/i;
 const STRUCK_TAGS: ReadonlySet<string> = new Set(['del', 's', 'strike']);
 
 /** "Now $89.99 Was $129.99": the amount after "now" is the one paid. */
@@ -84,7 +84,8 @@ export function readPriceSpot(el: Element, text: string, contextOf: () => string
   const now = NOW_LABEL.exec(text);
   const written = now === null ? text : text.slice(now.index + now[0].length);
   const parsed = parsePrice(written);
-  if (parsed === null || parsed.currency === null) return null;
+  // A shown zero is a counter or a free extra ("0 р. delivery"), not what the product costs.
+  if (parsed === null || parsed.currency === null || parsed.amount === 0) return null;
   // The surroundings are read only for amounts that are prices by their own text: most digits on a page are not.
   const context = contextOf();
   if (NOT_THE_PRICE.test(context) || (context.length <= MAX_PRICE_CHARS && UNIT_PRICE.test(context))) return null;

@@ -89,7 +89,7 @@ export function splitPriceText(el: Element): string | null {
       const apart = lastParent !== null && node.parent !== lastParent && /\d$/.test(text) && /^\d/.test(node.data);
       text += apart ? ` ${node.data}` : node.data;
       lastParent = node.parent;
-    } else if (isElement(node) && !/^(?:script|style|template)$/.test(node.name) && node.attribs['aria-hidden'] !== 'true') {
+    } else if (isElement(node) && !/^(?:script|style|template|svg)$/.test(node.name) && node.attribs['aria-hidden'] !== 'true') {
       if (isCents(node) && /\d$/.test(text.trimEnd())) text = `${text.trimEnd()}.`;
       for (let i = node.children.length - 1; i >= 0; i -= 1) stack.push(node.children[i]!);
     }

@@ -16,6 +16,8 @@ const PHRASES: ReadonlyArray<readonly [Availability, readonly string[]]> = [
       // "We don't know when or if this item will be back in stock": what it will be again, it is not now.
       'back in stock', 'wieder vorrätig', 'wieder verfügbar', 'de nouveau disponible', 'de nouveau approvisionné', 'nuovamente disponibile', 'di nuovo disponibile',
       'vuelva a estar disponible', 'weer op voorraad',
+      // Offers to tell the shopper when it comes back exist only while it is gone.
+      'email me when', 'notify me when', 'tell me when', 'alert me when', 'benachrichtigen sie mich', 'me prévenir', 'm\'avertir', 'avvisami', 'avísame',
       // German, Dutch, Scandinavian
       'ausverkauft', 'nicht auf lager', 'nicht verfügbar', 'nicht lieferbar', 'derzeit nicht', 'vergriffen',
       'uitverkocht', 'niet op voorraad', 'niet beschikbaar', 'slutsåld', 'ej i lager', 'ikke på lager', 'udsolgt', 'utsolgt', 'loppu varastosta',

@@ -35,7 +35,7 @@ const RELATED_REGION = /related|recommend|similar|carousel|upsell|up-sell|cross-
 const CUSTOMER_REGION = /(?:^|[\s_-])(?:reviews?|comments?|testimonials?|questions?)(?:$|[\s_-])/i;
 
 /** Stock statements about a way to get the product (pickup, delivery) or another thing (chat), not its stock. */
-const OTHER_SUBJECT = /chat|pick ?up|in[- ]store|\bstores?\b|collect|deliver|shipping|ship to|lieferung|lieferzeit|abhol|filiale|im markt|retrait|magasin|livraison|recogida|tienda|ritiro|negozio|spedizione|odbiór|w sklepie|доставк|самовывоз|магазин|店舗|門市|门店|매장/i;
+const OTHER_SUBJECT = /chat|wish ?list|\blist\b|registry|pick ?up|in[- ]store|\bstores?\b|collect|deliver|shipping|ship to|lieferung|lieferzeit|abhol|filiale|im markt|retrait|magasin|livraison|recogida|tienda|ritiro|negozio|spedizione|odbiór|w sklepie|доставк|самовывоз|магазин|店舗|門市|门店|매장/i;
 
 /** Elements the page names its buy box. */
 const BUY_BOX = /buy-?box|buy_box/i;
@@ -45,8 +45,8 @@ const STOCK_MARKER = /availability|stock|lager|dispon|наличи/i;
 
 const SKIPPED: ReadonlySet<string> = new Set(['script', 'style', 'noscript', 'template', 'head', 'option', 'select', 'textarea', 'svg']);
 
-/** Class tokens that hide an element ("hidden", "aok-hidden", "d-none"); screen-reader-only text stays. */
-const HIDDEN_CLASS = /(?:^|\s)(?:hidden|hide|d-none|is-hidden|u-hidden|aok-hidden|display-none)(?:\s|$)/i;
+/** Class tokens that hide an element ("hidden", "a-hidden", "aok-hidden", "d-none"); screen-reader-only text ("visually-hidden") stays. */
+const HIDDEN_CLASS = /(?:^|\s)(?:(?:[a-z]{1,4}-)?hidden|hide|d-none|display-none)(?:\s|$)/i;
 
 /** Heading candidates by tag: h1 always, h2 only when it names the page. */
 const TITLE_MARKER = /product[-_ ]?(?:title|name)|item[-_]?title|deal[-_]?title/i;
@@ -232,6 +232,8 @@ function stockStatement(page: Page, found: Walked, box: Element, anchor: Element
     if (!marked && stated.phrase.length < text.length * 0.6) continue;
     // "Unavailable for store pickup", "Chat is unavailable": about something else than the product's stock.
     if (OTHER_SUBJECT.test(text) || OTHER_SUBJECT.test(`${el.attribs['class'] ?? ''} ${el.attribs['id'] ?? ''}`.slice(0, 300))) continue;
+    // A size or colour that is unavailable says nothing of the product ("42 — Unavailable" in a size picker).
+    if (inVariantPicker(el)) continue;
     // A buy button's alternative labels ("niedostępny" shown by CSS when it is disabled) are its state, read from the button.
     if (insideAny(el, controls)) continue;
     const steps = Math.min(distance(el, anchor), distance(el, titleEl));
@@ -275,6 +277,17 @@ function shownCode(page: Page, found: Walked, titleEl: Element): Located<string>
     if (value !== null) consider(value, el, 'marked as the product code');
   }
   return best?.located;
+}
+
+/** Size, colour and other option pickers: their stock words are about one option. */
+const VARIANT_PICKER = /(?:^|[\s_-])(?:sizes?|variants?|variations?|swatch(?:es)?|options?|picker|selector)(?:$|[\s_-])/i;
+
+function inVariantPicker(el: Element): boolean {
+  let current: AnyNode | null = el;
+  for (let level = 0; current !== null && level < 5; current = current.parent, level += 1) {
+    if (isElement(current) && VARIANT_PICKER.test(`${current.attribs['class'] ?? ''} ${current.attribs['id'] ?? ''}`.slice(0, 300))) return true;
+  }
+  return false;
 }
 
 function insideAny(el: Element, containers: ReadonlySet<Element>): boolean {
