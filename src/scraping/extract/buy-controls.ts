@@ -73,12 +73,13 @@ export function isBuyControl(el: Element, hosts: ReadonlySet<string>): boolean {
 
 /** A container named for the cart ("#addToCart_feature_div") is not the control: the button inside it is. */
 function holdsControls(el: Element): boolean {
-  const stack = [...el.children];
+  const stack: AnyNode[] = [...el.children];
   for (let seen = 0; stack.length > 0 && seen < 200; seen += 1) {
     const node = stack.pop()!;
     if (!isElement(node)) continue;
     if (node.name === 'button' || node.name === 'input' || node.name === 'a' || node.name === 'form') return true;
-    stack.push(...node.children);
+    // A loop, not push(...children): a hostile element has more children than a call takes arguments.
+    for (const child of node.children) stack.push(child);
   }
   return false;
 }
@@ -99,8 +100,10 @@ export function isDisabled(el: Element): boolean {
  */
 export function purchasePoints(controls: readonly Element[]): Element[] {
   const seen = new Set<string>();
+  let forms: ReadonlyMap<string, Element> | undefined;
+  const formNamed = (name: string, from: Element) => (forms ??= namedForms(from)).get(name) ?? null;
   return controls.filter((control, i) => {
-    const key = orderOf(control) ?? `control ${i}`;
+    const key = orderOf(control, formNamed) ?? `control ${i}`;
     if (seen.has(key)) return false;
     seen.add(key);
     return true;
@@ -108,12 +111,12 @@ export function purchasePoints(controls: readonly Element[]): Element[] {
 }
 
 /** What a control orders: its form's action and hidden fields, the form its script submits, or its link. */
-function orderOf(control: Element): string | null {
+function orderOf(control: Element, formNamed: (name: string, from: Element) => Element | null): string | null {
   const form = formOf(control);
   if (form !== null) return formOrder(form);
-  const submitted = /document\.(\w{1,60})\.submit\(/.exec(control.attribs['onclick'] ?? '')?.[1];
+  const submitted = /document\.(\w{1,60})\.submit\(/.exec((control.attribs['onclick'] ?? '').slice(0, 500))?.[1];
   if (submitted !== undefined) {
-    const named = findForm(control, submitted);
+    const named = formNamed(submitted, control);
     if (named !== null) return formOrder(named);
   }
   const href = (control.attribs['href'] ?? '').trim();
@@ -122,27 +125,29 @@ function orderOf(control: Element): string | null {
 
 function formOrder(form: Element): string {
   const fields: string[] = [];
-  const stack = [...form.children];
+  const stack: AnyNode[] = [...form.children];
   for (let seen = 0; stack.length > 0 && seen < 300; seen += 1) {
     const node = stack.pop()!;
     if (!isElement(node)) continue;
     if (node.name === 'input' && (node.attribs['type'] ?? '').toLowerCase() === 'hidden') fields.push(`${node.attribs['name'] ?? ''}=${node.attribs['value'] ?? ''}`);
-    stack.push(...node.children);
+    for (const child of node.children) stack.push(child);
   }
   return `form ${form.attribs['action'] ?? ''} ${fields.sort().join('&')}`;
 }
 
-/** The form named `name` in the document that holds `el`. */
-function findForm(el: Element, name: string): Element | null {
+/** The named forms of the document that holds `el`, found in one bounded walk (a script submits them by name). */
+function namedForms(el: Element): ReadonlyMap<string, Element> {
   let root: AnyNode = el;
   while (root.parent !== null) root = root.parent;
+  const forms = new Map<string, Element>();
   const stack: AnyNode[] = [root];
-  for (let seen = 0; stack.length > 0 && seen < 100_000; seen += 1) {
+  for (let seen = 0; stack.length > 0 && seen < 200_000; seen += 1) {
     const node = stack.pop()!;
-    if (isElement(node) && node.name === 'form' && node.attribs['name'] === name) return node;
+    const name = isElement(node) && node.name === 'form' ? node.attribs['name'] : undefined;
+    if (name !== undefined && !forms.has(name)) forms.set(name, node as Element);
     if ('children' in node) for (const child of node.children) stack.push(child);
   }
-  return null;
+  return forms;
 }
 
 export function formOf(el: Element): Element | null {

@@ -29,7 +29,8 @@ export function addPriceSpot(prices: PriceSpot[], parent: Element, text: string,
     if (whole === null) return;
     if (whole === text) continue;
     // "$340" already read inside "$340 4 bids": the element of its own is the better locator.
-    if (prices.some((known) => known.el !== el && isInside(known.el, el) && whole.includes(known.text))) return;
+    // The inner spot was read just before (document order); looking back a few keeps this linear.
+    if (prices.slice(-4).some((known) => known.el !== el && isInside(known.el, el) && whole.includes(known.text))) return;
     const split = readPriceSpot(el, whole, () => contextOf(el), struck);
     if (split !== null) {
       prices.push(split);
@@ -91,6 +92,8 @@ export function splitPriceText(el: Element): string | null {
       lastParent = node.parent;
     } else if (isElement(node) && !/^(?:script|style|template|svg)$/.test(node.name) && node.attribs['aria-hidden'] !== 'true') {
       if (isCents(node) && /\d$/.test(text.trimEnd())) text = `${text.trimEnd()}.`;
+      // An element with more children than a price has is no price: not even a look at them (a body of 60,000).
+      if (stack.length + node.children.length > MAX_SPLIT_NODES) return null;
       for (let i = node.children.length - 1; i >= 0; i -= 1) stack.push(node.children[i]!);
     }
     if (text.length > MAX_PRICE_CHARS * 2) return null;

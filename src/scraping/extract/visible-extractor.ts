@@ -51,6 +51,9 @@ const HIDDEN_CLASS = /(?:^|\s)(?:(?:[a-z]{1,4}-)?hidden|hide|d-none|display-none
 /** Heading candidates by tag: h1 always, h2 only when it names the page. */
 const TITLE_MARKER = /product[-_ ]?(?:title|name)|item[-_]?title|deal[-_]?title/i;
 
+/** Headings and code-marked elements read per page at most: real pages have a handful. */
+const MAX_CANDIDATES = 100;
+
 /** How far (tree steps) a label may sit from the identifier it names ("<dt>SKU</dt><dd>123</dd>"). */
 const MAX_LABEL_DISTANCE = 4;
 
@@ -109,7 +112,7 @@ function walk(page: Page): Walked {
       if (text === '' || text.length > 200) continue;
       found.texts.push({ text, el: parent });
       if (stock) found.stockMarked.add(parent);
-      if (!link && text.length >= 8 && namesPage(text, names)) found.headings.push({ el: enclosingTitle(parent), namesPage: true });
+      if (!link && text.length >= 8 && found.headings.length < MAX_CANDIDATES && namesPage(text, names)) found.headings.push({ el: enclosingTitle(parent), namesPage: true });
       if (text.length <= MAX_PRICE_CHARS && /\d/.test(text)) addPriceSpot(found.prices, parent, text, struck, splitTried);
       continue;
     }
@@ -130,14 +133,15 @@ function walk(page: Page): Walked {
       const inBuyBox = buyBox || BUY_BOX.test(roleNames);
       if (!inRelated) {
         const titleMarked = TITLE_MARKER.test(`${roleNames} ${node.attribs['itemprop'] ?? ''}`);
-        if (!inLink && (node.name === 'h1' || titleMarked) && visibleText(node) !== '') {
+        // A page has a few headings; reading the text of thousands (nested on a hostile page) would be quadratic.
+        if (!inLink && (node.name === 'h1' || titleMarked) && found.headings.length < MAX_CANDIDATES && visibleText(node) !== '') {
           found.headings.push({ el: node, namesPage: namesPage(visibleText(node), names) });
         }
         if (isBuyControl(node, hosts)) {
           found.buyControls.push(node);
           if (inBuyBox) found.inBuyBox.add(node);
         }
-        if (isCodeMarked(node)) found.codeMarked.push(node);
+        if (found.codeMarked.length < MAX_CANDIDATES && isCodeMarked(node)) found.codeMarked.push(node);
         if (found.image === null && node.name === 'img' && /main|product|primary|zoom|hero|featured/i.test(`${roleNames} ${node.attribs['name'] ?? ''}`)) found.image = node;
       }
       const childStruck = struck || node.name === 'del' || node.name === 's' || node.name === 'strike';
