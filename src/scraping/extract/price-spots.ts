@@ -80,12 +80,14 @@ const PRICE_CLASS = /price|cost|amount|preis|prix|precio|prezzo|cena|цена/i;
  * it (its parent's), where labels such as "Shipping:" or "4 bids" sit.
  */
 export function readPriceSpot(el: Element, text: string, contextOf: () => string, struck: boolean): PriceSpot | null {
-  if (text.length > MAX_PRICE_CHARS || !/\d/.test(text) || NOT_THE_PRICE.test(text) || CART_SUM.test(text) || UNIT_PRICE.test(text)) return null;
+  if (text.length > MAX_PRICE_CHARS || !/\d/.test(text)) return null;
   const now = NOW_LABEL.exec(text);
   const written = now === null ? text : text.slice(now.index + now[0].length);
   const parsed = parsePrice(written);
   // A shown zero is a counter or a free extra ("0 р. delivery"), not what the product costs.
   if (parsed === null || parsed.currency === null || parsed.amount === 0) return null;
+  // Most digits on a page name no currency and stop above; only prices pay for the word checks.
+  if (NOT_THE_PRICE.test(text) || CART_SUM.test(text) || UNIT_PRICE.test(text)) return null;
   // The surroundings are read only for amounts that are prices by their own text: most digits on a page are not.
   const context = contextOf();
   if (NOT_THE_PRICE.test(context) || (context.length <= MAX_PRICE_CHARS && UNIT_PRICE.test(context))) return null;

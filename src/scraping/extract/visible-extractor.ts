@@ -127,10 +127,12 @@ function walk(page: Page): Walked {
         continue;
       }
       const roleNames = `${node.attribs['class'] ?? ''} ${node.attribs['id'] ?? ''}`.slice(0, 300);
-      const inRelated = related || RELATED_REGION.test(roleNames) || CUSTOMER_REGION.test(roleNames);
+      // Most elements carry no class or id: their names need no look.
+      const named = roleNames.length > 1;
+      const inRelated = related || (named && (RELATED_REGION.test(roleNames) || CUSTOMER_REGION.test(roleNames)));
       const inLink = link || node.name === 'a';
-      const inStock = stock || STOCK_MARKER.test(roleNames);
-      const inBuyBox = buyBox || BUY_BOX.test(roleNames);
+      const inStock = stock || (named && STOCK_MARKER.test(roleNames));
+      const inBuyBox = buyBox || (named && BUY_BOX.test(roleNames));
       if (!inRelated) {
         const titleMarked = TITLE_MARKER.test(`${roleNames} ${node.attribs['itemprop'] ?? ''}`);
         // A page has a few headings; reading the text of thousands (nested on a hostile page) would be quadratic.
