@@ -1,6 +1,7 @@
 // The visible product page as tables: the title, the buy controls, the price of the buy box, the stock line and the product code, on markup that imitates real shops.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { extract } from '../../src/scraping/extract/index.js';
 import { parsePage } from '../../src/scraping/extract/page.js';
 import { codeLabel } from '../../src/scraping/extract/product-codes.js';
 import { splitPriceText } from '../../src/scraping/extract/split-prices.js';
@@ -250,4 +251,17 @@ describe('the product code the page prints', () => {
       if (sku !== undefined) assert.ok(f.sku?.cue !== undefined, 'a code the page presents says how');
     });
   }
+});
+
+describe('a listing is not one product for its stock lines and codes', () => {
+  test('a category page whose cards each state their stock and code, without buy buttons, is a listing', () => {
+    const card = (i: number) =>
+      `<li class="product-card"><a href="/p/${i}"><h3>Desk item ${i}</h3></a><span class="price">€${10 + i}.00</span><span class="stock-status">In stock</span><span>SKU: DT-${100 + i}</span></li>`;
+    const html = `<!doctype html><html><head><title>Desk Accessories | Example Shop</title></head><body><h1>Desk Accessories</h1><ul class="grid">${[1, 2, 3, 4, 5, 6].map(card).join('')}</ul></body></html>`;
+    const v = readVisible(parsePage(html, PAGE_URL)!);
+    assert.deepEqual([v.headingNamesPage, v.stockStated, v.codeShown], [true, false, false], 'six stock lines and six codes are six products');
+    const result = extract(html, PAGE_URL, { explain: true });
+    assert.equal(result.page_type, 'listing', result.explanation?.page_type.reasons.join('; '));
+    assert.equal(result.items.length, 6);
+  });
 });

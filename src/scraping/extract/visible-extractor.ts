@@ -51,6 +51,9 @@ const HIDDEN_CLASS = /(?:^|\s)(?:(?:[a-z]{1,4}-)?hidden|hide|d-none|display-none
 /** Heading candidates by tag: h1 always, h2 only when it names the page. */
 const TITLE_MARKER = /product[-_ ]?(?:title|name)|item[-_]?title|deal[-_]?title/i;
 
+/** More stock lines or distinct codes than this on a page belong to several products (a listing's cards). */
+const MAX_LINES = 3;
+
 /** Headings and code-marked elements read per page at most: real pages have a handful. */
 const MAX_CANDIDATES = 100;
 
@@ -199,17 +202,19 @@ function computeVisible(page: Page): VisibleEvidence {
   }
   const region = commonAncestor(titleEl, price?.current.el ?? anchor) ?? titleEl;
   const box = commonAncestor(titleEl, anchor) ?? region;
-  const stock = stockStatement(page, found, box, anchor, titleEl) ?? controlState(page, buyControls.length > 0 ? anchor : null);
-  const sku = shownCode(page, found, titleEl);
-  withFields(fields, { availability: stock, sku, image_url: imageOf(page, found.image) });
+  const stated = stockStatement(page, found, box, anchor, titleEl);
+  const stock = stated.located ?? controlState(page, buyControls.length > 0 ? anchor : null);
+  const code = shownCode(page, found, titleEl);
+  withFields(fields, { availability: stock, sku: code.located, image_url: imageOf(page, found.image) });
   return {
     heading: titleEl,
     headingNamesPage: found.headings.some((h) => h.el === titleEl && h.namesPage),
     buyControls,
     candidate: { source: 'visible', locator: page.cssPath(titleEl), scope: 'page', fields },
     priceMarked: price?.current.marked ?? false,
-    stockStated: stock?.cue !== undefined,
-    codeShown: sku !== undefined,
+    // Many stock lines or codes are a listing's cards, not one product's.
+    stockStated: stock?.cue !== undefined && stated.count <= MAX_LINES,
+    codeShown: code.located !== undefined && code.count <= MAX_LINES,
   };
 }
 
@@ -226,8 +231,9 @@ function nearestTo(elements: readonly Element[], target: Element): Element | und
  * Stock as the page states it in words: inside the product's box (title to buy control) or in an
  * element marked as the stock line ("#availability"), nearest the buy control.
  */
-function stockStatement(page: Page, found: Walked, box: Element, anchor: Element, titleEl: Element): Located<Availability> | undefined {
+function stockStatement(page: Page, found: Walked, box: Element, anchor: Element, titleEl: Element): Found<Availability> {
   let best: { located: Located<Availability>; steps: number } | undefined;
+  let count = 0;
   const controls = new Set(found.buyControls);
   for (const { text, el } of found.texts) {
     const marked = found.stockMarked.has(el);
@@ -242,10 +248,17 @@ function stockStatement(page: Page, found: Walked, box: Element, anchor: Element
     if (inVariantPicker(el)) continue;
     // A buy button's alternative labels ("niedostępny" shown by CSS when it is disabled) are its state, read from the button.
     if (insideAny(el, controls)) continue;
+    count += 1;
     const steps = Math.min(distance(el, anchor), distance(el, titleEl));
     if (best === undefined || steps < best.steps) best = { located: { value: stated.value, locator: page.cssPath(el), cue: `the page says "${stated.phrase}"` }, steps };
   }
-  return best?.located;
+  return { located: best?.located, count };
+}
+
+/** What a search found nearest the product, and how many it found (one product has one stock line, one code). */
+interface Found<T> {
+  located: Located<T> | undefined;
+  count: number;
 }
 
 /** Failing words, what the buy control says: "Sold out", or an enabled (in stock) or disabled (out of stock) "Add to cart". */
@@ -261,9 +274,11 @@ function controlState(page: Page, control: Element | null): Located<Availability
  * The product code the page prints for people, nearest the title: a labelled identifier ("SKU:
  * 123", "<dt>Artikelnummer</dt><dd>123</dd>") or an element marked as the code.
  */
-function shownCode(page: Page, found: Walked, titleEl: Element): Located<string> | undefined {
+function shownCode(page: Page, found: Walked, titleEl: Element): Found<string> {
   let best: { located: Located<string>; steps: number } | undefined;
+  const values = new Set<string>();
   const consider = (value: string, el: Element, cue: string) => {
+    values.add(value);
     const steps = distance(el, titleEl);
     if (best === undefined || steps < best.steps) best = { located: { value, locator: page.cssPath(el), cue }, steps };
   };
@@ -282,7 +297,7 @@ function shownCode(page: Page, found: Walked, titleEl: Element): Located<string>
     const value = text.length <= 80 ? markedCode(text, el.attribs['content']) : null;
     if (value !== null) consider(value, el, 'marked as the product code');
   }
-  return best?.located;
+  return { located: best?.located, count: values.size };
 }
 
 /** Size, colour and other option pickers: their stock words are about one option. */
