@@ -35,6 +35,11 @@ describe('merge rules: the page shown to people against machine data', () => {
       'price', 24, 'json-ld', /json-ld is trusted over visible/,
     ],
     [
+      'a labelled special price beside another current price (a bundle) does not overrule JSON-LD',
+      page('<h1>Walnut Desk Tidy</h1><p class="price">$59.99</p><div class="buy"><button>Add to cart</button><div class="bundle"><span class="special-price">$49.99</span> with the pen tray</div></div>', product({ price: '59.99', priceCurrency: 'USD' })),
+      'price', 59.99, 'json-ld', /json-ld is trusted over visible/,
+    ],
+    [
       'the current bid wins over the starting price in JSON-LD',
       page('<h1>Walnut Desk Tidy</h1><div class="status"><span class="price">$340</span> <span>4 bids</span></div><button>Place bid</button>', product({ price: 250, priceCurrency: 'USD' })),
       'price', 340, 'visible', /the current bid/,

@@ -115,7 +115,7 @@ describe('the price of the buy box', () => {
     ['a "from" price whose digits sit in their own element', `<div class="title">Walnut Desk Tidy</div><div class="deal">每份$<span>120</span>元起</div><a id="buy_btn" href="javascript:;" onclick="buy()"><img src="/b.png"></a>`, 120],
     [
       'a price labelled for screen readers as the sale price, split from its unit',
-      `<h1>Walnut Desk Tidy</h1><p><strong aria-label="판매가">30,000<sub>원~</sub></strong></p><p class="price">45,000원</p>${buy}`,
+      `<h1>Walnut Desk Tidy</h1><p><strong aria-label="판매가">30,000<sub>원~</sub></strong></p>${buy}<section class="related-deals"><p class="price">45,000원</p></section>`,
       30000,
       { cue: 'labelled for screen readers as "판매가"' },
     ],
@@ -126,6 +126,7 @@ describe('the price of the buy box', () => {
       52.49,
     ],
     ['the current bid of an auction', `<h1>Walnut Desk Tidy</h1><div class="status"><span class="price">$340</span><span class="count">4 bids</span></div>${buy}`, 340, { cue: 'the current bid' }],
+    ['an auction\'s starting price is not the price', `<h1>Walnut Desk Tidy</h1><p class="price">$340</p><div><span>Starting Price $250</span>${buy}</div>`, 340],
     ['a struck price alone in the box is the price', `<h1>Walnut Desk Tidy</h1><ul><li class="price"><span class="price-old-live">40.00€</span></li></ul>${buy}`, 40],
     ['a current price beats the struck one beside it, which becomes the list price', `<h1>Walnut Desk Tidy</h1><p><del>£20.00</del> <ins class="price">£15.00</ins></p>${buy}`, 15, { list_price: 20 }],
     ['a price per kilo is not the price', `<h1>Walnut Desk Tidy</h1><p class="price">€7.45</p><div><span class="price">(€29.80 / kg)</span>${buy}</div>`, 7.45],

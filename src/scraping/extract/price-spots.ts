@@ -26,7 +26,9 @@ const NOT_THE_PRICE = new RegExp(
     '/ ?mo\\b', '/ ?month', 'financ', 'klarna', 'afterpay', 'instal?lments?', 'interest',
     'excl\\.?\\b', 'excluding', 'ex\\.? vat', 'without (?:vat|tax)', 'before tax',
     // Other sellers' offers beside the buy box ("New & used (4) from 63,06 €", "Promozioni").
-    'offers? from', '\\(\\d+\\) (?:from|ab|à partir de|desde|da|od|от)', 'other sellers', 'buying choices', 'new (?:&|and) used', 'used (?:&|and) new', 'neufs? (?:&|et) occasions?', 'neu (?:&|und) gebraucht',
+    'offers? from', '\\(\\d+\\) (?:from|ab|à partir de|desde|da|od|от)', 'other sellers',
+    // An auction's opening bid and estimate are not what a buyer pays now.
+    'starting (?:price|bid)', 'opening bid', 'estimate', 'startpreis', 'mindestgebot', 'prix de départ', 'mise à prix', 'precio de salida', 'base d\'asta', 'buying choices', 'new (?:&|and) used', 'used (?:&|and) new', 'neufs? (?:&|et) occasions?', 'neu (?:&|und) gebraucht',
     'nuovi? e usati?', 'nuevos? y usados?',
     // German, French, Spanish, Italian, Portuguese, Dutch
     'versand', 'lieferung', 'ohne mwst', 'zzgl', '(?<![\\p{L}])netto', 'monatlich', '(?<![\\p{L}])raten', 'gutschein', 'livraison', 'frais de port', 'hors taxe', '\\bht\\b', 'par mois',
@@ -150,6 +152,8 @@ export interface ChosenPrice {
   current: PriceSpot;
   /** A struck or "was" price above the current one, in the same buy box. */
   regular?: PriceSpot;
+  /** Another current price in the box, marked as one, says something else ("Buy together: special price"). */
+  contested: boolean;
   why: string;
 }
 
@@ -172,9 +176,11 @@ export function choosePrice(spots: readonly PriceSpot[], anchor: Element, headin
   const box = scored.filter((s) => s.near <= best.near + 4);
   let current: (typeof scored)[number] | undefined;
   for (const s of box) if (!s.spot.stale && (current === undefined || s.score < current.score)) current = s;
-  if (current === undefined) return { current: best.spot, why: 'the only price beside the buy control; nothing beside it is a sale price' };
+  if (current === undefined) return { current: best.spot, contested: false, why: 'the only price beside the buy control; nothing beside it is a sale price' };
+  const chosen = current.spot;
   let regular: PriceSpot | undefined;
-  for (const s of box) if (s.spot.stale && s.spot.amount > current.spot.amount && (regular === undefined || s.spot.amount < regular.amount)) regular = s.spot;
-  const why = current.spot.cue ?? (current.spot.marked ? 'the price marked as such nearest the buy control' : 'the price nearest the buy control');
-  return regular === undefined ? { current: current.spot, why } : { current: current.spot, regular, why };
+  for (const s of box) if (s.spot.stale && s.spot.amount > chosen.amount && (regular === undefined || s.spot.amount < regular.amount)) regular = s.spot;
+  const contested = box.some((s) => !s.spot.stale && s.spot.amount !== chosen.amount && (s.spot.marked || s.spot.cue !== undefined));
+  const why = chosen.cue ?? (chosen.marked ? 'the price marked as such nearest the buy control' : 'the price nearest the buy control');
+  return regular === undefined ? { current: chosen, contested, why } : { current: chosen, regular, contested, why };
 }

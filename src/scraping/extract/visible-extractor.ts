@@ -197,7 +197,9 @@ function computeVisible(page: Page): VisibleEvidence {
   if (price !== undefined) {
     const locator = page.cssPath(price.current.el);
     Object.assign(fields, priceFromText(price.current.text, locator));
-    if (fields.price !== undefined) fields.price = { ...fields.price, value: price.current.amount, ...(price.current.cue === undefined ? {} : { cue: price.current.cue }) };
+    // The cue lets this price outrank structured data; a box that shows another current price does not earn it.
+    const cue = price.contested ? undefined : price.current.cue;
+    if (fields.price !== undefined) fields.price = { ...fields.price, value: price.current.amount, ...(cue === undefined ? {} : { cue }) };
     if (price.regular !== undefined) fields.list_price = { value: price.regular.amount, locator: page.cssPath(price.regular.el) };
   }
   const region = commonAncestor(titleEl, price?.current.el ?? anchor) ?? titleEl;
