@@ -86,6 +86,12 @@ describe('merge rules: the page shown to people against machine data', () => {
     assert.equal(mergeGroup([selectors, visible], true)?.item.price, 30);
   });
 
+  test("schema.org's productID is the sku when none is stated, without its scheme prefix", () => {
+    const html = page('<div itemscope itemtype="https://schema.org/Product"><h1 itemprop="name">Walnut Desk Tidy</h1><meta itemprop="productID" content="sku:4402917736"><div itemprop="offers" itemscope itemtype="https://schema.org/Offer"><meta itemprop="price" content="56.74"><meta itemprop="priceCurrency" content="EUR"></div></div>');
+    const [item] = extract(html, `${SITE}/p/desk-tidy`).items;
+    assert.deepEqual([item?.sku, item?.provenance.sku?.source], ['4402917736', 'microdata']);
+  });
+
   test('a GTIN stands in for a sku no source states, and explain says so', () => {
     const result = extract(page('<h1>Walnut Desk Tidy</h1>', product({ price: '24' }, { gtin13: '4012345000048' })), `${SITE}/p/desk-tidy`, { explain: true });
     assert.deepEqual([result.items[0]?.sku, result.items[0]?.gtin], ['4012345000048', '4012345000048']);

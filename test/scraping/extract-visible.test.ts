@@ -147,6 +147,7 @@ describe('the price of the buy box', () => {
     ['points to collect are not the price', `<h1>Walnut Desk Tidy</h1><p class="price">$880</p><div><p>下載APP即可獲得$50點！</p>${buy}</div>`, 880],
     ['a price in a line-through class is the regular one', `<h1>Walnut Desk Tidy</h1><div class="price"><div class="line-through">$1100</div><div class="current">$880</div></div>${buy}`, 880, { list_price: 1100 }],
     ['a zero shown near the button is not the price', `<h1>Walnut Desk Tidy</h1><p class="price">$24.00</p><div><span class="price">0 р.</span>${buy}</div>`, 24],
+    ['itemprop="price" outside any item: its content is the amount', `<h1>Walnut Desk Tidy</h1><span itemprop="price" content="24.99">24,99</span>${buy}`, 24.99],
     ['"Was … Now …" in one text: the amount after "now"', `<h1>Walnut Desk Tidy</h1><p class="price">Was $129.99 Now $89.99</p>${buy}`, 89.99],
   ];
   for (const [name, body, price, extra] of CASES) {

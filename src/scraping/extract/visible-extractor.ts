@@ -103,11 +103,11 @@ function walk(page: Page): Walked {
   const names = pageNames(page);
   const found: Walked = { headings: [], buyControls: [], inBuyBox: new Set(), prices: [], texts: [], stockMarked: new Set(), codeMarked: [], image: null };
   const splitTried = new Set<Element>();
-  const stack: Array<{ node: AnyNode; related: boolean; struck: boolean; link: boolean; stock: boolean; buyBox: boolean; inTitleBlock: boolean }> = [
-    { node: page.root, related: false, struck: false, link: false, stock: false, buyBox: false, inTitleBlock: false },
+  const stack: Array<{ node: AnyNode; related: boolean; struck: boolean; link: boolean; stock: boolean; buyBox: boolean; inTitleBlock: boolean; scoped: boolean }> = [
+    { node: page.root, related: false, struck: false, link: false, stock: false, buyBox: false, inTitleBlock: false, scoped: false },
   ];
   while (stack.length > 0) {
-    const { node, related, struck, link, stock, buyBox, inTitleBlock } = stack.pop()!;
+    const { node, related, struck, link, stock, buyBox, inTitleBlock, scoped } = stack.pop()!;
     if (node.type === 'text') {
       const parent = node.parent;
       if (related || parent === null || !isElement(parent)) continue;
@@ -126,7 +126,7 @@ function walk(page: Page): Walked {
         // A site header that holds the page's h1 ("<header><h1>Product</h1>…menus…</header>"): the h1 is the
         // product's title; the rest is furniture.
         const h1 = node.name === 'header' ? firstH1(node) : null;
-        if (h1 !== null) stack.push({ node: h1, related, struck, link, stock, buyBox, inTitleBlock: true });
+        if (h1 !== null) stack.push({ node: h1, related, struck, link, stock, buyBox, inTitleBlock: true, scoped });
         continue;
       }
       const roleNames = `${node.attribs['class'] ?? ''} ${node.attribs['id'] ?? ''}`.slice(0, 300);
@@ -147,14 +147,20 @@ function walk(page: Page): Walked {
           if (inBuyBox) found.inBuyBox.add(node);
         }
         if (found.codeMarked.length < MAX_CANDIDATES && isCodeMarked(node)) found.codeMarked.push(node);
+        // itemprop="price" outside any item (microdata reads those inside one): its content is the amount.
+        const machine = !scoped && node.attribs['itemprop'] === 'price' ? node.attribs['content']?.trim() : undefined;
+        if (machine !== undefined && /^\d{1,12}(?:\.\d{1,4})?$/.test(machine) && Number(machine) > 0) {
+          found.prices.push({ el: node, text: cleanText(visibleText(node)) || machine, amount: Number(machine), marked: true, stale: struck });
+        }
         if (found.image === null && node.name === 'img' && /main|product|primary|zoom|hero|featured/i.test(`${roleNames} ${node.attribs['name'] ?? ''}`)) found.image = node;
       }
       const childStruck = struck || node.name === 'del' || node.name === 's' || node.name === 'strike';
+      const childScoped = scoped || node.attribs['itemscope'] !== undefined;
       for (let i = node.children.length - 1; i >= 0; i -= 1) {
-        stack.push({ node: node.children[i]!, related: inRelated, struck: childStruck, link: inLink, stock: inStock, buyBox: inBuyBox, inTitleBlock });
+        stack.push({ node: node.children[i]!, related: inRelated, struck: childStruck, link: inLink, stock: inStock, buyBox: inBuyBox, inTitleBlock, scoped: childScoped });
       }
     } else if ('children' in node) {
-      for (let i = node.children.length - 1; i >= 0; i -= 1) stack.push({ node: node.children[i]!, related, struck, link, stock, buyBox, inTitleBlock });
+      for (let i = node.children.length - 1; i >= 0; i -= 1) stack.push({ node: node.children[i]!, related, struck, link, stock, buyBox, inTitleBlock, scoped });
     }
   }
   return found;
