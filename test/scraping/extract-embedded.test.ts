@@ -27,6 +27,8 @@ describe('the code in the page address', () => {
     ['/shop/K40718263.htm', 'K40718263'],
     ['/app/d/tumble-dryer-7kg/6630917724.html', '6630917724'],
     ['/Prod/101693/', '101693'],
+    ['/carriers/Baby_Carrier_Air-552310.html', '552310'],
+    ['/jumpers/ribbed-wool-jumper-30471188.html', '30471188'],
     // not codes: a lower-case prefix, a year, words, a short number
     ['/suede-desert-boot/p6120334', undefined],
     ['/blog/2020/12/', undefined],

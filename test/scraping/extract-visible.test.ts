@@ -147,6 +147,11 @@ describe('the price of the buy box', () => {
     ['points to collect are not the price', `<h1>Walnut Desk Tidy</h1><p class="price">$880</p><div><p>下載APP即可獲得$50點！</p>${buy}</div>`, 880],
     ['a price in a line-through class is the regular one', `<h1>Walnut Desk Tidy</h1><div class="price"><div class="line-through">$1100</div><div class="current">$880</div></div>${buy}`, 880, { list_price: 1100 }],
     ['a zero shown near the button is not the price', `<h1>Walnut Desk Tidy</h1><p class="price">$24.00</p><div><span class="price">0 р.</span>${buy}</div>`, 24],
+    [
+      'a price drawn twice, once for screen readers and once split for the eye, is read whole',
+      `<h1>Walnut Desk Tidy</h1><p class="a-price"><span class="a-offscreen">$29.99</span></p><div><span aria-hidden="true"><span class="a-price-symbol">$</span><span class="a-price-whole">29<span class="a-price-decimal">.</span></span><span class="a-price-fraction">99</span></span>${buy}</div>`,
+      29.99,
+    ],
     ['itemprop="price" outside any item: its content is the amount', `<h1>Walnut Desk Tidy</h1><span itemprop="price" content="24.99">24,99</span>${buy}`, 24.99],
     ['"Was … Now …" in one text: the amount after "now"', `<h1>Walnut Desk Tidy</h1><p class="price">Was $129.99 Now $89.99</p>${buy}`, 89.99],
   ];
@@ -166,6 +171,11 @@ describe('the title of the page\'s product', () => {
     ['a hidden template\'s h1 before the real one', '<div class="aok-hidden"><h1>Added to Basket</h1></div><h1><span>Walnut Desk Tidy</span></h1>', 'Walnut Desk Tidy', 'Example Shop'],
     ['the h1 inside the site header, among its menus', '<header><ul><li><a href="/a">Kitchen</a></li><li><a href="/b">Office</a></li></ul><h1>Walnut Desk Tidy</h1></header><p class="price">$24.00</p>', 'Walnut Desk Tidy'],
     ['no h1: the element whose text the page title repeats', '<div class="menu">Office</div><div class="title">Walnut Desk Tidy</div>', 'Walnut Desk Tidy'],
+    [
+      'a region hidden from screen readers while a dialog was open is still shown',
+      `<div id="Body" aria-hidden="true"><h1>Walnut Desk Tidy</h1><ul>${'<li><span>Walnut</span> <span>Oiled</span></li>'.repeat(12)}</ul></div><div role="dialog">Sign in</div>`,
+      'Walnut Desk Tidy',
+    ],
     ['the h2 the page title repeats', '<h2 class="deal_title_main">Walnut Desk Tidy</h2><p>Free delivery</p>', 'Walnut Desk Tidy'],
     ['a card title inside a link is not the page\'s', '<ul><li><a href="/x"><h1>Brass Letter Opener</h1></a></li></ul><h1>Walnut Desk Tidy</h1>', 'Walnut Desk Tidy', 'Example Shop'],
     ['an h1 beats a container named "productTitle" around it', '<div id="productTitle_feature_div"><h1>Walnut Desk Tidy</h1></div>', 'Walnut Desk Tidy', undefined, /h1$/],

@@ -328,10 +328,27 @@ function insideAny(el: Element, containers: ReadonlySet<Element>): boolean {
 function isHidden(el: Element): boolean {
   return (
     el.attribs['hidden'] !== undefined ||
-    el.attribs['aria-hidden'] === 'true' ||
+    (el.attribs['aria-hidden'] === 'true' && isSmall(el)) ||
     /display\s*:\s*none|visibility\s*:\s*hidden/i.test(el.attribs['style'] ?? '') ||
     HIDDEN_CLASS.test(el.attribs['class'] ?? '')
   );
+}
+
+/** Nodes under an aria-hidden element that make it a page region rather than a decoration. */
+const MAX_DECORATION_NODES = 40;
+
+/**
+ * aria-hidden hides decorations from screen readers (a price drawn twice, an icon); on a whole
+ * region it only means a dialog was open when the page was saved, and the region is still shown.
+ */
+function isSmall(el: Element): boolean {
+  const stack: AnyNode[] = [...el.children];
+  for (let seen = 0; stack.length > 0; seen += 1) {
+    if (seen >= MAX_DECORATION_NODES || stack.length > MAX_DECORATION_NODES) return false;
+    const node = stack.pop()!;
+    if (isElement(node)) for (const child of node.children) stack.push(child);
+  }
+  return true;
 }
 
 function imageOf(page: Page, image: Element | null): Located<string> | undefined {
