@@ -48,7 +48,7 @@ const SKIPPED: ReadonlySet<string> = new Set(['script', 'style', 'noscript', 'te
 /** Class tokens that hide an element ("hidden", "a-hidden", "aok-hidden", "d-none"); screen-reader-only text ("visually-hidden") stays. */
 const HIDDEN_CLASS = /(?:^|\s)(?:(?:[a-z]{1,4}-)?hidden|hide|d-none|display-none)(?:\s|$)/i;
 
-/** Heading candidates by tag: h1 always, h2 only when it names the page. */
+/** Class, id or itemprop names of the element that holds a product's title. */
 const TITLE_MARKER = /product[-_ ]?(?:title|name)|item[-_]?title|deal[-_]?title/i;
 
 /** More stock lines or distinct codes than this on a page belong to several products (a listing's cards). */
@@ -96,74 +96,96 @@ interface Walked {
   image: Element | null;
 }
 
-/** One walk with inherited flags (inside related strips, struck through, inside a link) that gathers every kind of evidence. */
+/** What a node inherits from its ancestors in the walk. */
+interface Inherited {
+  /** Inside a related strip, a carousel, reviews: other products' or customers' words. */
+  related: boolean;
+  /** Struck through (<del>, <s>). */
+  struck: boolean;
+  /** Inside a link: a card's title, not the page's. */
+  link: boolean;
+  /** Inside an element named for stock ("#availability"). */
+  stock: boolean;
+  /** Inside an element the page names its buy box. */
+  buyBox: boolean;
+  /** Inside the h1 of a site header (walked although the header is furniture). */
+  titleBlock: boolean;
+  /** Inside a microdata item (its itemprops are the microdata reader's). */
+  scoped: boolean;
+}
+
+const TOP: Inherited = { related: false, struck: false, link: false, stock: false, buyBox: false, titleBlock: false, scoped: false };
+
+/** One walk with inherited flags that gathers every kind of evidence; the children of an element share its flags. */
 function walk(page: Page): Walked {
   // The site is where the page was read and where it says it lives (its canonical address, og:url).
   const hosts = new Set([page.url, page.canonical, page.metaContent('og:url')].map((u) => (u == null ? null : siteOf(u))).filter((h): h is string => h !== null));
   const names = pageNames(page);
   const found: Walked = { headings: [], buyControls: [], inBuyBox: new Set(), prices: [], texts: [], stockMarked: new Set(), codeMarked: [], image: null };
   const splitTried = new Set<Element>();
-  const stack: Array<{ node: AnyNode; related: boolean; struck: boolean; link: boolean; stock: boolean; buyBox: boolean; inTitleBlock: boolean; scoped: boolean }> = [
-    { node: page.root, related: false, struck: false, link: false, stock: false, buyBox: false, inTitleBlock: false, scoped: false },
-  ];
+  const stack: Array<{ node: AnyNode; flags: Inherited }> = [{ node: page.root, flags: TOP }];
   while (stack.length > 0) {
-    const { node, related, struck, link, stock, buyBox, inTitleBlock, scoped } = stack.pop()!;
+    const { node, flags } = stack.pop()!;
     if (node.type === 'text') {
       const parent = node.parent;
-      if (related || parent === null || !isElement(parent)) continue;
+      if (flags.related || parent === null || !isElement(parent)) continue;
       const text = cleanText(node.data);
       if (text === '' || text.length > 200) continue;
       found.texts.push({ text, el: parent });
-      if (stock) found.stockMarked.add(parent);
-      if (!link && text.length >= 8 && found.headings.length < MAX_CANDIDATES && namesPage(text, names)) found.headings.push({ el: enclosingTitle(parent), namesPage: true });
-      if (text.length <= MAX_PRICE_CHARS && /\d/.test(text)) addPriceSpot(found.prices, parent, text, struck, splitTried);
+      if (flags.stock) found.stockMarked.add(parent);
+      if (!flags.link && text.length >= 8 && found.headings.length < MAX_CANDIDATES && namesPage(text, names)) found.headings.push({ el: enclosingTitle(parent), namesPage: true });
+      if (text.length <= MAX_PRICE_CHARS && /\d/.test(text)) addPriceSpot(found.prices, parent, text, flags.struck, splitTried);
       continue;
     }
-    if (!isElement(node) && node.type !== 'root') continue;
-    if (isElement(node)) {
-      if (SKIPPED.has(node.name) || isHidden(node)) continue;
-      if (page.chrome.has(node) && !inTitleBlock) {
-        // A site header that holds the page's h1 ("<header><h1>Product</h1>…menus…</header>"): the h1 is the
-        // product's title; the rest is furniture.
-        const h1 = node.name === 'header' ? firstH1(node) : null;
-        if (h1 !== null) stack.push({ node: h1, related, struck, link, stock, buyBox, inTitleBlock: true, scoped });
-        continue;
-      }
-      const roleNames = `${node.attribs['class'] ?? ''} ${node.attribs['id'] ?? ''}`.slice(0, 300);
-      // Most elements carry no class or id: their names need no look.
-      const named = roleNames.length > 1;
-      const inRelated = related || (named && (RELATED_REGION.test(roleNames) || CUSTOMER_REGION.test(roleNames)));
-      const inLink = link || node.name === 'a';
-      const inStock = stock || (named && STOCK_MARKER.test(roleNames));
-      const inBuyBox = buyBox || (named && BUY_BOX.test(roleNames));
-      if (!inRelated) {
-        const titleMarked = TITLE_MARKER.test(`${roleNames} ${node.attribs['itemprop'] ?? ''}`);
-        // A page has a few headings; reading the text of thousands (nested on a hostile page) would be quadratic.
-        if (!inLink && (node.name === 'h1' || titleMarked) && found.headings.length < MAX_CANDIDATES && visibleText(node) !== '') {
-          found.headings.push({ el: node, namesPage: namesPage(visibleText(node), names) });
-        }
-        if (isBuyControl(node, hosts)) {
-          found.buyControls.push(node);
-          if (inBuyBox) found.inBuyBox.add(node);
-        }
-        if (found.codeMarked.length < MAX_CANDIDATES && isCodeMarked(node)) found.codeMarked.push(node);
-        // itemprop="price" outside any item (microdata reads those inside one): its content is the amount.
-        const machine = !scoped && node.attribs['itemprop'] === 'price' ? node.attribs['content']?.trim() : undefined;
-        if (machine !== undefined && /^\d{1,12}(?:\.\d{1,4})?$/.test(machine) && Number(machine) > 0) {
-          found.prices.push({ el: node, text: cleanText(visibleText(node)) || machine, amount: Number(machine), marked: true, stale: struck });
-        }
-        if (found.image === null && node.name === 'img' && /main|product|primary|zoom|hero|featured/i.test(`${roleNames} ${node.attribs['name'] ?? ''}`)) found.image = node;
-      }
-      const childStruck = struck || node.name === 'del' || node.name === 's' || node.name === 'strike';
-      const childScoped = scoped || node.attribs['itemscope'] !== undefined;
-      for (let i = node.children.length - 1; i >= 0; i -= 1) {
-        stack.push({ node: node.children[i]!, related: inRelated, struck: childStruck, link: inLink, stock: inStock, buyBox: inBuyBox, inTitleBlock, scoped: childScoped });
-      }
-    } else if ('children' in node) {
-      for (let i = node.children.length - 1; i >= 0; i -= 1) stack.push({ node: node.children[i]!, related, struck, link, stock, buyBox, inTitleBlock, scoped });
+    if (!isElement(node)) {
+      if (node.type === 'root') for (let i = node.children.length - 1; i >= 0; i -= 1) stack.push({ node: node.children[i]!, flags });
+      continue;
     }
+    if (SKIPPED.has(node.name) || isHidden(node)) continue;
+    if (page.chrome.has(node) && !flags.titleBlock) {
+      // A site header that holds the page's h1 ("<header><h1>Product</h1>…menus…</header>"): the h1 is the
+      // product's title; the rest is furniture.
+      const h1 = node.name === 'header' ? firstH1(node) : null;
+      if (h1 !== null) stack.push({ node: h1, flags: { ...flags, titleBlock: true } });
+      continue;
+    }
+    const roleNames = `${node.attribs['class'] ?? ''} ${node.attribs['id'] ?? ''}`.slice(0, 300);
+    // Most elements carry no class or id: their names need no look.
+    const named = roleNames.length > 1;
+    const related = flags.related || (named && (RELATED_REGION.test(roleNames) || CUSTOMER_REGION.test(roleNames)));
+    if (!related) gather(page, node, roleNames, flags, hosts, names, found);
+    const children: Inherited = {
+      related,
+      struck: flags.struck || node.name === 'del' || node.name === 's' || node.name === 'strike',
+      link: flags.link || node.name === 'a',
+      stock: flags.stock || (named && STOCK_MARKER.test(roleNames)),
+      buyBox: flags.buyBox || (named && BUY_BOX.test(roleNames)),
+      titleBlock: flags.titleBlock,
+      scoped: flags.scoped || node.attribs['itemscope'] !== undefined,
+    };
+    for (let i = node.children.length - 1; i >= 0; i -= 1) stack.push({ node: node.children[i]!, flags: children });
   }
   return found;
+}
+
+/** What one element outside related strips offers: a heading, a buy control, a code, a machine price, the main image. */
+function gather(page: Page, node: Element, roleNames: string, flags: Inherited, hosts: ReadonlySet<string>, names: readonly string[], found: Walked): void {
+  const titleMarked = TITLE_MARKER.test(`${roleNames} ${node.attribs['itemprop'] ?? ''}`);
+  // A page has a few headings; reading the text of thousands (nested on a hostile page) would be quadratic.
+  if (!flags.link && node.name !== 'a' && (node.name === 'h1' || titleMarked) && found.headings.length < MAX_CANDIDATES && visibleText(node) !== '') {
+    found.headings.push({ el: node, namesPage: namesPage(visibleText(node), names) });
+  }
+  if (isBuyControl(node, hosts)) {
+    found.buyControls.push(node);
+    if (flags.buyBox || BUY_BOX.test(roleNames)) found.inBuyBox.add(node);
+  }
+  if (found.codeMarked.length < MAX_CANDIDATES && isCodeMarked(node)) found.codeMarked.push(node);
+  // itemprop="price" outside any item (microdata reads those inside one): its content is the amount.
+  const machine = !flags.scoped && node.attribs['itemprop'] === 'price' ? node.attribs['content']?.trim() : undefined;
+  if (machine !== undefined && /^\d{1,12}(?:\.\d{1,4})?$/.test(machine) && Number(machine) > 0) {
+    found.prices.push({ el: node, text: cleanText(visibleText(node)) || machine, amount: Number(machine), marked: true, stale: flags.struck });
+  }
+  if (found.image === null && node.name === 'img' && /main|product|primary|zoom|hero|featured/i.test(`${roleNames} ${node.attribs['name'] ?? ''}`)) found.image = node;
 }
 
 /** The first h1 under `el` outside its navigation, looked for among a few thousand nodes (a header's menus come first). */
