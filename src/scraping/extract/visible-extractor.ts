@@ -1,14 +1,14 @@
 // Reads the main product of a product page from what a shopper sees: the title, the buy box and its price, the stock line, the product code.
 import type { AnyNode, Element } from 'domhandler';
-import { isBuyControl, isDisabled, controlLabel, purchasePoints, siteOf } from './buy-controls.js';
-import { absoluteUrl, cleanText, commonAncestor, distance, isElement, isInside, priceFromText, textField, visibleText, withFields } from './dom-helpers.js';
+import { isBuyControl, purchasePoints, siteOf } from './buy-controls.js';
+import { absoluteUrl, cleanText, commonAncestor, distance, isElement, priceFromText, textField, visibleText, withFields } from './dom-helpers.js';
 import { chooseHeading, namesPage, pageNames, type HeadingCandidate } from './main-heading.js';
 import type { Page } from './page.js';
 import { choosePrice, MAX_PRICE_CHARS, type PriceSpot } from './price-spots.js';
-import { asIdentifier, codeLabel, isCodeMarked, markedCode } from './product-codes.js';
+import { isCodeMarked } from './product-codes.js';
+import { controlState, shownCode, stockStatement, type TextSpot } from './page-statements.js';
 import { addPriceSpot } from './split-prices.js';
-import { stockFromText } from './stock-text.js';
-import type { Availability, Candidate, CandidateFields, Extractor, Located } from './types.js';
+import type { Candidate, CandidateFields, Extractor, Located } from './types.js';
 
 /** What the visible page shows, for the classifier and for the main product. */
 export interface VisibleEvidence {
@@ -34,9 +34,6 @@ const RELATED_REGION = /related|recommend|similar|carousel|upsell|up-sell|cross-
 /** Regions of what customers wrote (reviews, questions): their prices and stock words are not the shop's. */
 const CUSTOMER_REGION = /(?:^|[\s_-])(?:reviews?|comments?|testimonials?|questions?)(?:$|[\s_-])/i;
 
-/** Stock statements about a way to get the product (pickup, delivery) or another thing (chat), not its stock. */
-const OTHER_SUBJECT = /chat|wish ?list|\blist\b|registry|pick ?up|in[- ]store|\bstores?\b|collect|deliver|shipping|ship to|lieferung|lieferzeit|abhol|filiale|im markt|retrait|magasin|livraison|recogida|tienda|ritiro|negozio|spedizione|odbiór|w sklepie|доставк|самовывоз|магазин|店舗|門市|门店|매장/i;
-
 /** Elements the page names its buy box. */
 const BUY_BOX = /buy-?box|buy_box/i;
 
@@ -56,14 +53,6 @@ const MAX_LINES = 3;
 
 /** Headings and code-marked elements read per page at most: real pages have a handful. */
 const MAX_CANDIDATES = 100;
-
-/** How far (tree steps) a label may sit from the identifier it names ("<dt>SKU</dt><dd>123</dd>"). */
-const MAX_LABEL_DISTANCE = 4;
-
-interface TextSpot {
-  text: string;
-  el: Element;
-}
 
 export const visibleExtractor: Extractor = {
   source: 'visible',
@@ -256,96 +245,6 @@ function nearestTo(elements: readonly Element[], target: Element): Element | und
   }
   return best?.el;
 }
-
-/**
- * Stock as the page states it in words: inside the product's box (title to buy control) or in an
- * element marked as the stock line ("#availability"), nearest the buy control.
- */
-function stockStatement(page: Page, found: Walked, box: Element, anchor: Element, titleEl: Element): Found<Availability> {
-  let best: { located: Located<Availability>; steps: number } | undefined;
-  let count = 0;
-  const controls = new Set(found.buyControls);
-  for (const { text, el } of found.texts) {
-    const marked = found.stockMarked.has(el);
-    if (!marked && !isInside(el, box)) continue;
-    const stated = stockFromText(text);
-    if (stated === null) continue;
-    // Outside a stock line, only a text that is the statement ("Sold out") counts, not one that mentions it.
-    if (!marked && stated.phrase.length < text.length * 0.6) continue;
-    // "Unavailable for store pickup", "Chat is unavailable": about something else than the product's stock.
-    if (OTHER_SUBJECT.test(text) || OTHER_SUBJECT.test(`${el.attribs['class'] ?? ''} ${el.attribs['id'] ?? ''}`.slice(0, 300))) continue;
-    // A size or colour that is unavailable says nothing of the product ("42 — Unavailable" in a size picker).
-    if (inVariantPicker(el)) continue;
-    // A buy button's alternative labels ("niedostępny" shown by CSS when it is disabled) are its state, read from the button.
-    if (insideAny(el, controls)) continue;
-    count += 1;
-    const steps = Math.min(distance(el, anchor), distance(el, titleEl));
-    if (best === undefined || steps < best.steps) best = { located: { value: stated.value, locator: page.cssPath(el), cue: `the page says "${stated.phrase}"` }, steps };
-  }
-  return { located: best?.located, count };
-}
-
-/** What a search found nearest the product, and how many it found (one product has one stock line, one code). */
-interface Found<T> {
-  located: Located<T> | undefined;
-  count: number;
-}
-
-/** Failing words, what the buy control says: "Sold out", or an enabled (in stock) or disabled (out of stock) "Add to cart". */
-function controlState(page: Page, control: Element | null): Located<Availability> | undefined {
-  if (control === null) return undefined;
-  const label = controlLabel(control);
-  const stated = stockFromText(label);
-  if (stated !== null) return { value: stated.value, locator: page.cssPath(control), cue: `its buy button says "${stated.phrase}"` };
-  return { value: isDisabled(control) ? 'out_of_stock' : 'in_stock', locator: page.cssPath(control) };
-}
-
-/**
- * The product code the page prints for people, nearest the title: a labelled identifier ("SKU:
- * 123", "<dt>Artikelnummer</dt><dd>123</dd>") or an element marked as the code.
- */
-function shownCode(page: Page, found: Walked, titleEl: Element): Found<string> {
-  let best: { located: Located<string>; steps: number } | undefined;
-  const values = new Set<string>();
-  const consider = (value: string, el: Element, cue: string) => {
-    values.add(value);
-    const steps = distance(el, titleEl);
-    if (best === undefined || steps < best.steps) best = { located: { value, locator: page.cssPath(el), cue }, steps };
-  };
-  found.texts.forEach(({ text, el }, i) => {
-    const labelled = codeLabel(text);
-    if (labelled === null) return;
-    if (labelled.value !== null) return consider(labelled.value, el, `labelled "${labelled.label}"`);
-    // The identifier in the next text or two, when it sits beside the label.
-    for (const next of found.texts.slice(i + 1, i + 3)) {
-      const value = asIdentifier(next.text);
-      if (value !== null && next.text.length <= value.length + 2 && distance(el, next.el) <= MAX_LABEL_DISTANCE) return consider(value, next.el, `labelled "${labelled.label}"`);
-    }
-  });
-  for (const el of found.codeMarked) {
-    const text = cleanText(visibleText(el));
-    const value = text.length <= 80 ? markedCode(text, el.attribs['content']) : null;
-    if (value !== null) consider(value, el, 'marked as the product code');
-  }
-  return { located: best?.located, count: values.size };
-}
-
-/** Size, colour and other option pickers: their stock words are about one option. */
-const VARIANT_PICKER = /(?:^|[\s_-])(?:sizes?|variants?|variations?|swatch(?:es)?|options?|picker|selector)(?:$|[\s_-])/i;
-
-function inVariantPicker(el: Element): boolean {
-  let current: AnyNode | null = el;
-  for (let level = 0; current !== null && level < 5; current = current.parent, level += 1) {
-    if (isElement(current) && VARIANT_PICKER.test(`${current.attribs['class'] ?? ''} ${current.attribs['id'] ?? ''}`.slice(0, 300))) return true;
-  }
-  return false;
-}
-
-function insideAny(el: Element, containers: ReadonlySet<Element>): boolean {
-  for (let current: AnyNode | null = el; current !== null; current = current.parent) if (isElement(current) && containers.has(current)) return true;
-  return false;
-}
-
 
 function isHidden(el: Element): boolean {
   return (
