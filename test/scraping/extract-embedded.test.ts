@@ -23,10 +23,10 @@ describe('the code in the page address', () => {
     ['/itm/Vintage-Brass-Desk-Lamp-/410293847561?hash=item5f', '410293847561'],
     ['/store/1200?pid=508113', '508113'],
     ['/catalog/item?productId=AB-123456', 'AB-123456'],
-    ['/product/5123008', '5123008'],
+    ['/product/5512034', '5512034'],
     ['/shop/K40718263.htm', 'K40718263'],
     ['/app/d/tumble-dryer-7kg/6630917724.html', '6630917724'],
-    ['/Prod/101693/', '101693'],
+    ['/Prod/208311/', '208311'],
     ['/carriers/Baby_Carrier_Air-552310.html', '552310'],
     ['/jumpers/ribbed-wool-jumper-30471188.html', '30471188'],
     // not codes: a lower-case prefix, a year, words, a short number

@@ -105,8 +105,8 @@ const CASES: ReadonlyArray<readonly [string, number | null, string | null]> = [
   ['Rs 999', 999, 'INR'],
   ['50,000원', 50000, 'KRW'],
   // "from" prices end in a tilde; a split price reads as its parts joined
-  ['12,900원~', 12900, 'KRW'],
   ['30,000원~', 30000, 'KRW'],
+  ['12,900원~', 12900, 'KRW'],
   ['每份$120元起', 120, 'USD'],
   ['EUR89.00', 89, 'EUR'],
   ['$4.590', 4590, 'USD'],

@@ -30,7 +30,7 @@ const LABEL_ALTERNATIVES = [...CODE_LABELS].sort((a, b) => b.length - a.length).
 
 /**
  * A label at the start of a text, then its separator and whatever follows ("Product code: 51230087",
- * "Bestellnummer 204517", "Šifra:"). Anchored, literal alternatives: linear on any text.
+ * "Bestellnummer 79961", "Šifra:"). Anchored, literal alternatives: linear on any text.
  */
 const LABEL_AT_START = new RegExp(`^(?:${LABEL_ALTERNATIVES})(?![\\p{L}\\p{N}])[ \\t]*[:：#№.\\-–]?[ \\t]*`, 'iu');
 
@@ -69,7 +69,7 @@ export function codeLabel(raw: string): LabelledCode | null {
   const rest = text.slice(match[0].length);
   const label = text.slice(0, match[0].length).replace(/[\s:：#№.\-–]+$/u, '') || match[0];
   if (rest.trim() === '') return { label, value: null };
-  // "Product code: 51230087" or "Bestellnummer 204517"; "Ref. number of pieces 4" is not a code.
+  // "Product code: 51230087" or "Bestellnummer 79961"; "Ref. number of pieces 4" is not a code.
   const value = asIdentifier(rest.split(/\s+/u)[0] ?? '');
   return value === null || rest.trim().includes(' ') ? null : { label, value };
 }

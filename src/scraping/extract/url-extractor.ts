@@ -25,7 +25,7 @@ const PATTERNS: readonly UrlPattern[] = [
       return null;
     },
   },
-  // A path that ends in the code itself: /product/5123008, /K40718263.htm, /6630917724.html, /Prod/101693/.
+  // A path that ends in the code itself: /product/5512034, /K40718263.htm, /6630917724.html, /Prod/208311/.
   { name: 'the code the path ends in', read: (url) => /\/((?:[A-Z]{1,2})?\d{6,15})(?:\.html?)?\/?$/.exec(url.pathname)?.[1] ?? null },
   { name: 'the number a slug ends in', read: (url) => /[-_](\d{6,12})(?:\.[a-z]{2,5})?\/?$/.exec(url.pathname)?.[1] ?? null },
 ];
