@@ -63,9 +63,15 @@ const SYMBOLS: readonly CurrencySymbol[] = [
   { symbol: 'грн', code: 'UAH', anyCase: true },
   { symbol: 'лв.', code: 'BGN', anyCase: true },
   { symbol: 'лв', code: 'BGN', anyCase: true },
+  // Kazakh tenge as shops abbreviate it: "45 990 тг.".
+  { symbol: 'тенге', code: 'KZT', anyCase: true },
+  { symbol: 'тг.', code: 'KZT', anyCase: true },
+  { symbol: 'тг', code: 'KZT', anyCase: true },
   // Latin-letter symbols; only the usual case where another one spells a word ("FT", "rm", "tl").
   { symbol: 'zł', code: 'PLN', anyCase: true },
   { symbol: 'Kč', code: 'CZK', anyCase: true },
+  // The Croatian kuna, "349,00 Kn" (whole word only, like every lettered symbol).
+  { symbol: 'kn', code: 'HRK', anyCase: true },
   { symbol: 'lei', code: 'RON', anyCase: true },
   { symbol: 'Rp.', code: 'IDR', anyCase: true },
   { symbol: 'Rp', code: 'IDR', anyCase: true },

@@ -1,7 +1,7 @@
 // The page classifier as a table: evidence a page offers -> what the page is, and the reason given first.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { classifyPage, decidedWithoutHeuristics, type PageEvidence } from '../../src/scraping/extract/classify.js';
+import { classifyPage, decidedByVisiblePage, decidedWithoutHeuristics, type PageEvidence } from '../../src/scraping/extract/classify.js';
 import type { PageType } from '../../src/scraping/extract/types.js';
 
 /** A page with no evidence at all; each row says only what differs. */
@@ -20,7 +20,7 @@ function page(overrides: {
     structured: { products: 0, priced: 0, main: null, listEntries: 0, types: new Set(), ...overrides.structured },
     openGraph: { type: null, price: false, ...overrides.openGraph },
     layoutItems: overrides.layoutItems ?? 0,
-    visible: { heading: false, buyControls: 0, price: false, priceMarked: false, ...overrides.visible },
+    visible: { heading: false, buyControls: 0, price: false, priceMarked: false, namesPage: false, stock: false, code: false, ...overrides.visible },
     ...(overrides.heuristics === undefined ? {} : { heuristics: overrides.heuristics }),
     articleBody: overrides.articleBody ?? false,
     ...(overrides.prose === undefined ? {} : { prose: overrides.prose }),
@@ -87,6 +87,30 @@ const CASES: ReadonlyArray<readonly [name: string, evidence: PageEvidence, type:
     page({ visible: { heading: true, price: true, priceMarked: false }, heuristics: { pricedCards: 0, articleEntries: 0 } }),
     'none',
     /no product markup/,
+  ],
+  [
+    'no markup, no buy button, many teasers: a heading the page title repeats with its stock stated beside it',
+    page({ visible: { heading: true, namesPage: true, stock: true }, articleBody: true, heuristics: { pricedCards: 12, articleEntries: 9 } }),
+    'product',
+    /the page's title repeats, with its stock stated beside it.*12 priced cards elsewhere.*9 linked teasers elsewhere/,
+  ],
+  [
+    'no markup, no buy button: a heading the page title repeats, with its product code and a price',
+    page({ visible: { heading: true, namesPage: true, code: true, price: true }, heuristics: { pricedCards: 0, articleEntries: 0 } }),
+    'product',
+    /its product code and price beside it/,
+  ],
+  [
+    'a product code without a price is not enough',
+    page({ visible: { heading: true, namesPage: true, code: true }, heuristics: { pricedCards: 0, articleEntries: 0 } }),
+    'none',
+    /no product markup/,
+  ],
+  [
+    'a stock line under a heading the page title does not repeat is not enough',
+    page({ visible: { heading: true, stock: true }, articleBody: true, heuristics: { pricedCards: 0, articleEntries: 0 } }),
+    'article',
+    /a long article body/,
   ],
   ['structured data of a product without a price, nothing else', page({ structured: { products: 1 }, heuristics: { pricedCards: 0, articleEntries: 0 } }), 'product', /without a price/],
   ['an empty page', page({ heuristics: { pricedCards: 0, articleEntries: 0 } }), 'none', /no product markup/],
@@ -171,5 +195,11 @@ describe('classifyPage', () => {
     assert.equal(decidedWithoutHeuristics(page({ openGraph: { type: 'article' } })), false, 'article or article list depends on the teasers');
     assert.equal(decidedWithoutHeuristics(page({ visible: productPage })), false);
     assert.equal(decidedWithoutHeuristics(page({ structured: { articleMain: true } })), true, "an article marked up as the page's own needs no teasers counted");
+  });
+
+  test('the visible page alone decides a product page, with a buy box or with a named heading and its stock', () => {
+    assert.equal(decidedByVisiblePage(page({ visible: productPage })), true);
+    assert.equal(decidedByVisiblePage(page({ visible: { heading: true, namesPage: true, stock: true } })), true);
+    assert.equal(decidedByVisiblePage(page({ visible: { heading: true, namesPage: true } })), false);
   });
 });

@@ -225,7 +225,7 @@ function runInlineScripts(html: string): string {
 
 describe('each source alone', () => {
   test('the order of trust is the documented one', () => {
-    assert.deepEqual(TRUST, ['selectors', 'json-ld', 'microdata', 'rdfa', 'opengraph', 'meta', 'books-listing', 'visible', 'product-cards', 'article-list']);
+    assert.deepEqual(TRUST, ['selectors', 'json-ld', 'microdata', 'rdfa', 'opengraph', 'meta', 'books-listing', 'visible', 'embedded-data', 'url', 'product-cards', 'article-list']);
   });
 
   test('product-cards does not fire on an article list, whose posts mention prices in their summaries', () => {
@@ -488,6 +488,28 @@ describe('hostile input', () => {
     for (const html of [`<body>${microdata}${product}</body>`, `<body><script type="application/ld+json">${JSON.stringify({ '@graph': graph })}</script>${product}</body>`]) {
       assert.ok(html.length < 10_000, 'a small page');
       const result = await pool.run({ html, pageUrl: `${SITE}/`, options: {} }, { signal: AbortSignal.timeout(30_000) });
+      assert.deepEqual(result.items.map((i) => [i.title, i.price]), [['Mesh lamp', 9.5]]);
+    }
+  });
+
+  test('pages built against the visible and embedded readers finish, in a thread the test can stop (the hang guard)', async (t) => {
+    const pool = new Piscina<ExtractTask, ExtractionResult>({ filename: fileURLToPath(new URL('../../src/scraping/extract/extract-worker.ts', import.meta.url)), maxThreads: 1 });
+    t.after(() => pool.destroy());
+    const head = '<title>Mesh lamp</title>';
+    const pages = [
+      // thousands of buttons that each submit the same named form
+      `<head>${head}</head><body><h1>Mesh lamp</h1><span class="price">€9.50</span><form name="f" action="/cart"></form>${'<a onclick="document.f.submit();" href="#">Kupi</a>'.repeat(5000)}</body>`,
+      // thousands of split-price fragments and labels without values
+      `<head>${head}</head><body><h1>Mesh lamp</h1><span class="price">€9.50</span><button>Add to cart</button>${'<div><span>€</span><span>1</span><span>4 bids</span><b>SKU:</b></div>'.repeat(5000)}</body>`,
+      // a wide page: tens of thousands of stock lines, codes and prices side by side in one element
+      `<head>${head}</head><body><h1>Mesh lamp</h1><span class="price">€9.50</span><button>Add to cart</button>${'<p>In stock</p><p>SKU: A1</p><span class="price">€1</span>'.repeat(40_000)}</body>`,
+      // nested headings and code-marked elements, each holding all the others
+      `<head>${head}</head><body><h1>Mesh lamp</h1><span class="price">€9.50</span><button>Add to cart</button>${'<h1 class="product-title"><span class="sku">'.repeat(3000)}A1${'</span></h1>'.repeat(3000)}</body>`,
+      // app state: unclosed brackets, many assignments, deep nesting
+      `<head>${head}<script>${'window.__STATE__ = {"a":['.repeat(2000)}</script><script>var meta = ${'{"x":'.repeat(5000)}1${'}'.repeat(5000)};</script></head><body><h1>Mesh lamp</h1><span class="price">€9.50</span><button>Add to cart</button></body>`,
+    ];
+    for (const html of pages) {
+      const result = await pool.run({ html, pageUrl: `${SITE}/p/1`, options: {} }, { signal: AbortSignal.timeout(60_000) });
       assert.deepEqual(result.items.map((i) => [i.title, i.price]), [['Mesh lamp', 9.5]]);
     }
   });

@@ -32,6 +32,12 @@ export interface PageEvidence {
     price: boolean;
     /** That price is marked as one (class, itemprop), not loose text. */
     priceMarked: boolean;
+    /** The heading's text is what the page's <title> or og:title names: the page is about that one thing. */
+    namesPage: boolean;
+    /** The page states the product's stock in words beside it ("In stock", "Currently unavailable"). */
+    stock: boolean;
+    /** The page prints a labelled product code ("SKU: …", "Artikelnummer …"). */
+    code: boolean;
   };
   /** Filled when cheaper evidence did not decide: repeated priced cards, article teasers. */
   heuristics?: {
@@ -76,11 +82,25 @@ export function decidedWithoutHeuristics(e: PageEvidence): boolean {
 }
 
 /**
- * True when the visible page alone makes it a product page (a heading, one buy box, a price beside
- * it): whatever cards or teasers it also has are other products, so the heuristics need not run.
+ * True when the visible page alone makes it a product page: whatever cards or teasers it also has
+ * are other products, so the heuristics need not run.
  */
 export function decidedByVisiblePage(e: PageEvidence): boolean {
+  return hasBuyBox(e) || namesOneProduct(e);
+}
+
+/** A heading, one buy box, a price beside it. */
+function hasBuyBox(e: PageEvidence): boolean {
   return e.visible.heading && e.visible.price && e.visible.buyControls > 0 && e.visible.buyControls <= MAX_BUY_CONTROLS_ON_PRODUCT_PAGE;
+}
+
+/**
+ * A heading the page's title repeats, with the product's stock stated beside it (or its code and
+ * price): a product page even when it cannot be bought today (no buy button) and has no markup.
+ */
+function namesOneProduct(e: PageEvidence): boolean {
+  const v = e.visible;
+  return v.heading && v.namesPage && (v.stock || (v.code && v.price)) && v.buyControls <= MAX_BUY_CONTROLS_ON_PRODUCT_PAGE;
 }
 
 export function classifyPage(e: PageEvidence): PageVerdict {
@@ -107,21 +127,25 @@ export function classifyPage(e: PageEvidence): PageVerdict {
     return verdict('listing', `structured data marks up ${s.priced} priced products and none is the page's own`);
   }
   if (isOpenGraphProduct(e)) {
-    return verdict('product', e.openGraph.type !== null && /product/i.test(e.openGraph.type) ? `og:type is "${e.openGraph.type}"` : 'the page states product:price:amount');
+    return verdict('product', e.openGraph.type !== null && /product/i.test(e.openGraph.type) ? `og:type is "${e.openGraph.type}"` : 'the page states its price in Open Graph tags (product:price:amount or og:price)');
   }
   if (e.layoutItems > 0) {
     return verdict('listing', `a known listing layout with ${e.layoutItems} items (books product pods)`);
   }
 
   const buying = e.visible.buyControls > 0;
+  if (!hasBuyBox(e) && namesOneProduct(e)) {
+    const beside = e.visible.stock ? 'its stock stated beside it' : 'its product code and price beside it';
+    return verdict('product', `one main heading that the page's title repeats, with ${beside}`, ...elsewhere(cards, teasers));
+  }
   if (articleReasons.length > 0 && !buying) {
     // An article or news page yields no priced products unless it marks them up as products.
     const notForSale = 'no add-to-cart control on the page, so prices in it are not products for sale';
     const list = listOfArticles(e, teasers);
     return list === null ? verdict('article', ...articleReasons, ...bodyReason(e), notForSale) : verdict('article-list', ...articleReasons, list, notForSale);
   }
-  if (decidedByVisiblePage(e)) {
-    return verdict('product', 'one main heading, a buy control and a price beside it', ...(cards >= 2 ? [`the ${cards} priced cards elsewhere are other products (related items)`] : []));
+  if (hasBuyBox(e)) {
+    return verdict('product', 'one main heading, a buy control and a price beside it', ...elsewhere(cards, teasers));
   }
   if (cards >= 2) {
     return verdict('listing', `${cards} repeated cards each show a title and a price`);
@@ -169,6 +193,14 @@ function bodyReason(e: PageEvidence): string[] {
   const longest = e.prose?.longestBlock ?? 0;
   const teasers = e.heuristics?.articleEntries ?? 0;
   return longest > 0 && teasers >= 2 ? [`its ${longest}-word text is the page's own article; the ${teasers} linked headings are related stories`] : [];
+}
+
+/** Why the page's cards and teasers do not make it a listing. */
+function elsewhere(cards: number, teasers: number): string[] {
+  const reasons: string[] = [];
+  if (cards >= 2) reasons.push(`the ${cards} priced cards elsewhere are other products (related items)`);
+  if (teasers >= 2) reasons.push(`the ${teasers} linked teasers elsewhere are not the product`);
+  return reasons;
 }
 
 function isOpenGraphProduct(e: PageEvidence): boolean {

@@ -209,3 +209,37 @@ export function outermostArticles(root: AnyNode, chrome: ReadonlySet<Element>): 
   }
   return found;
 }
+
+/** Each ancestor of `node` (itself included) with its number of steps up. */
+function ancestors(node: AnyNode): Map<AnyNode, number> {
+  const up = new Map<AnyNode, number>();
+  let steps = 0;
+  for (let current: AnyNode | null = node; current !== null; current = current.parent) up.set(current, steps++);
+  return up;
+}
+
+/** Steps up from `a` and from `b` to their closest common ancestor. */
+export function distance(a: AnyNode, b: AnyNode): number {
+  const up = ancestors(a);
+  let steps = 0;
+  for (let current: AnyNode | null = b; current !== null; current = current.parent, steps += 1) {
+    const fromA = up.get(current);
+    if (fromA !== undefined) return fromA + steps;
+  }
+  return Number.POSITIVE_INFINITY;
+}
+
+/** The closest element that holds both `a` and `b`; null when they share only the document. */
+export function commonAncestor(a: AnyNode, b: AnyNode): Element | null {
+  const up = ancestors(a);
+  for (let current: AnyNode | null = b; current !== null; current = current.parent) {
+    if (up.has(current)) return isElement(current) ? current : null;
+  }
+  return null;
+}
+
+/** True when `node` is `container` or lies inside it. */
+export function isInside(node: AnyNode, container: AnyNode): boolean {
+  for (let current: AnyNode | null = node; current !== null; current = current.parent) if (current === container) return true;
+  return false;
+}

@@ -6,6 +6,7 @@ import { articleListExtractor } from './article-list-extractor.js';
 import { booksListingExtractor } from './books-listing-extractor.js';
 import { classifyPage, decidedByVisiblePage, decidedWithoutHeuristics, type PageEvidence } from './classify.js';
 import { absoluteUrl, isElement, visibleText } from './dom-helpers.js';
+import { embeddedDataExtractor } from './embedded-data-extractor.js';
 import { readJsonLd } from './jsonld-extractor.js';
 import { STRUCTURED, TRUST, chooseMain, groupByIdentity, mergeGroup, normaliseUrl, type Merged } from './merge.js';
 import { metaExtractor, openGraphExtractor } from './meta-extractor.js';
@@ -15,6 +16,7 @@ import { productCardsExtractor } from './product-cards-extractor.js';
 import { readRdfa } from './rdfa-extractor.js';
 import { selectorsExtractor } from './selectors-extractor.js';
 import type { ArticleCandidate, Candidate, ExtractionResult, Extractor, ItemFields, PageExplanation, PageVerdict, Selectors, Source } from './types.js';
+import { urlExtractor } from './url-extractor.js';
 import { readVisible } from './visible-extractor.js';
 
 export type { ExtractedArticle, ExtractedItem, ExtractionResult, PageExplanation, PageType, Selectors, Source } from './types.js';
@@ -77,7 +79,7 @@ export function extract(html: string, pageUrl: string, options: ExtractOptions =
     },
     openGraph: { type: ogType, price: found.get('opengraph')?.[0]?.fields.price !== undefined },
     layoutItems: layout.length,
-    visible: { heading: heading !== null, buyControls: 0, price: false, priceMarked: false },
+    visible: { heading: heading !== null, buyControls: 0, price: false, priceMarked: false, namesPage: false, stock: false, code: false },
     articleBody: false,
   };
   let teasers: ArticleCandidate[] = [];
@@ -95,6 +97,9 @@ export function extract(html: string, pageUrl: string, options: ExtractOptions =
       buyControls: visible?.buyControls.length ?? 0,
       price: visible?.candidate?.fields.price !== undefined,
       priceMarked: visible?.priceMarked ?? false,
+      namesPage: visible?.headingNamesPage ?? false,
+      stock: visible?.stockStated ?? false,
+      code: visible?.codeShown ?? false,
     };
   }
   if (explain || (!decided && !decidedByVisiblePage(evidence))) {
@@ -116,6 +121,15 @@ export function extract(html: string, pageUrl: string, options: ExtractOptions =
   const verdict = classifyPage(evidence);
   // The visible page still completes the product when markup decided the page is one.
   if (verdict.type === 'product' && !found.has('visible')) readVisibleNow();
+  // What the page embeds for its scripts and what its address says describe the page's own product only.
+  if (verdict.type === 'product' || explain) {
+    // Embedded app state costs a JSON parse: read only when the more trusted sources leave the code or
+    // price unsaid (they would win anyway), or when explaining.
+    const stated = [...(main?.group ?? []), ...(found.get('opengraph') ?? []), ...(found.get('meta') ?? []), ...(found.get('visible') ?? [])];
+    const says = (field: 'sku' | 'price') => stated.some((c) => c.fields[field] !== undefined);
+    if (explain || !says('sku') || !says('price')) run(embeddedDataExtractor);
+    run(urlExtractor);
+  }
 
   const dropped: PageExplanation['dropped'] = [];
   const groups = assemble(verdict, { found, structuredGroups, main: main?.group ?? null, pageScope: [...(found.get('opengraph') ?? []), ...(found.get('meta') ?? [])], selectorItems, dropped });
@@ -169,7 +183,7 @@ function assemble(verdict: PageVerdict, f: Found): Candidate[][] {
     case 'product': {
       if (f.selectorItems.length > 0) return enrich(f.selectorItems, f, 'selectors');
       // The page's own product: its structured main (every source that describes it) and what the page says of itself.
-      const group = [...(f.main ?? []), ...f.pageScope, ...all('visible')];
+      const group = [...(f.main ?? []), ...f.pageScope, ...all('visible'), ...all('embedded-data'), ...all('url')];
       for (const source of STRUCTURED) {
         const others = f.structuredGroups.filter((g) => g !== f.main).flat().filter((c) => c.source === source).length;
         if (others > 0) f.dropped.push({ source, count: others, reason: "structured products other than the page's own (related, accessories)" });

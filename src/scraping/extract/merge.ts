@@ -1,11 +1,15 @@
 // The one merge step: candidates that describe the same product become one item, each field from the most trusted source that states it.
 import { MAX_DESCRIPTION_CHARS, MAX_TITLE_CHARS, cleanText, truncate } from './dom-helpers.js';
+import { chooseByRule } from './merge-rules.js';
 import type { Candidate, ExplainedItem, ExtractedItem, FieldDecision, FieldName, FieldProvenance, ItemFields, Source } from './types.js';
 
 /**
  * Order of trust, most trusted first: what the caller asked for; data the site publishes for
  * machines (JSON-LD, microdata, RDFa), then its share tags (Open Graph), then other meta tags; a
- * known layout; what the visible page shows; and last the heuristics that guess from repetition.
+ * known layout; what the visible page shows; data the page embeds for its own scripts; patterns of
+ * its address; and last the heuristics that guess from repetition. A source a user states for a
+ * whole site (site rules) would go first, beside `selectors`. Where the visible page disagrees with
+ * machine data on price, code or stock, merge-rules.ts decides, and explain says why.
  */
 export const TRUST: readonly Source[] = [
   'selectors',
@@ -16,6 +20,8 @@ export const TRUST: readonly Source[] = [
   'meta',
   'books-listing',
   'visible',
+  'embedded-data',
+  'url',
   'product-cards',
   'article-list',
 ];
@@ -107,6 +113,10 @@ export function chooseMain(groups: readonly Candidate[][], hints: MainHints): { 
   const names = [hints.heading, hints.ogTitle].filter((t): t is string => t !== null).map(normaliseTitle);
   const named = groups.filter((g) => g.some((c) => c.fields.title !== undefined && names.some((n) => sameName(n, normaliseTitle(c.fields.title!.value)))));
   if (named.length === 1) return pick(named, "its name is the page's heading or og:title");
+  // Sizes or colours marked up as separate products under one name are variants of the page's product.
+  if (named.length > 1 && new Set(named.map(titleOf)).size === 1) {
+    return { group: named.flat(), reason: `its ${named.length} variants share the name of the page's heading or og:title` };
+  }
   if (hints.listEntries >= 2) return null;
   const pricedGroups = groups.filter(priced);
   if (pricedGroups.length === 1 && groups.length > 1) return pick(pricedGroups, 'it is the only marked-up product with a price');
@@ -168,10 +178,24 @@ export function mergeGroup(group: readonly Candidate[], explain = false): Merged
   };
 
   for (const field of ['title', 'price', 'availability', 'sku', 'gtin', 'brand', 'image_url', 'url', 'description'] as const) {
+    const ruled = chooseByRule(field, ordered);
+    if (ruled !== undefined) {
+      take(field, ruled.from, () => ruled.why);
+      continue;
+    }
     const from = firstWith(field);
     take(field, from, trusted(field, from));
   }
   if (chosen.title === undefined) return null;
+  // A GTIN identifies the product uniquely: it stands in for a sku no source states.
+  if (chosen.sku === undefined && chosen.gtin !== undefined) {
+    const from = chosenFrom.get('gtin')!;
+    const located = from.fields.gtin!;
+    chosen.sku = chosen.gtin;
+    chosenFrom.set('sku', from);
+    provenance.sku = { source: from.source, locator: boundedLocator(located.locator) };
+    if (explain) decisions.sku = { chosen: { source: from.source, locator: located.locator, value: chosen.gtin }, why: 'no source states a sku; the GTIN identifies the product', others: [] };
+  }
 
   const priceFrom = chosenFrom.get('price');
   if (priceFrom !== undefined) {
@@ -235,6 +259,11 @@ export function normaliseUrl(url: string): string {
   } catch {
     return url;
   }
+}
+
+function titleOf(group: readonly Candidate[]): string {
+  const title = group.find((c) => c.fields.title !== undefined)?.fields.title?.value;
+  return title === undefined ? '' : normaliseTitle(title);
 }
 
 function normaliseTitle(title: string): string {

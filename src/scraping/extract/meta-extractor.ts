@@ -23,7 +23,7 @@ interface TagTable {
 const OPEN_GRAPH: TagTable = {
   title: ['og:title'],
   // A catalogue's sale price is what is paid; product:price is then the regular one.
-  price: ['product:sale_price:amount', 'product:price:amount', 'og:price:amount'],
+  price: ['product:sale_price:amount', 'product:price:amount', 'og:price:amount', 'og:price'],
   currency: ['product:sale_price:currency', 'product:price:currency', 'og:price:currency'],
   list_price: ['product:original_price:amount'],
   availability: ['product:availability', 'og:availability'],

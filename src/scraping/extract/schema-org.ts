@@ -129,9 +129,14 @@ function productCandidate(product: SdoNode, viaOffer: SdoNode | null, source: So
   if (url !== null) fields.url = url;
   const availability = offer === null ? null : availabilityOf(first(offer, 'availability'));
   if (availability !== null) fields.availability = availability;
+  // A zero on an offer that cannot be bought is a placeholder for "no price", not a free product.
+  if (fields.price?.value === 0 && (availability?.value === 'out_of_stock' || availability?.value === 'discontinued')) {
+    delete fields.price;
+    delete fields.price_text;
+  }
   const description = text(first(product, 'description'));
   if (description !== null) fields.description = description;
-  const sku = text(first(product, 'sku')) ?? (offer === null ? null : text(first(offer, 'sku')));
+  const sku = text(first(product, 'sku')) ?? (offer === null ? null : text(first(offer, 'sku'))) ?? productId(first(product, 'productID'));
   if (sku !== null) fields.sku = sku;
   const gtin = gtinOf(product) ?? (offer === null ? null : gtinOf(offer));
   if (gtin !== null) fields.gtin = gtin;
@@ -273,6 +278,14 @@ export function toGtin(raw: string): string | null {
   const body = `978${compact.slice(0, 9)}`;
   const sum = [...body].reduce((total, digit, i) => total + Number(digit) * (i % 2 === 0 ? 1 : 3), 0);
   return `${body}${(10 - (sum % 10)) % 10}`;
+}
+
+/** schema.org's productID names the product for the shop; it may carry its scheme ("sku:4402917736", "isbn:…"). */
+function productId(value: SdoValue | undefined): Located<string> | null {
+  const id = text(value);
+  if (id === null) return null;
+  const bare = id.value.replace(/^(?:sku|mpn|isbn|ean|gtin\d*|upc)\s*:\s*/i, '');
+  return bare === '' ? null : { value: bare, locator: id.locator };
 }
 
 

@@ -15,6 +15,8 @@ export type Source =
   | 'meta'
   | 'books-listing'
   | 'visible'
+  | 'embedded-data'
+  | 'url'
   | 'product-cards'
   | 'article-list'
   | 'article-body';
@@ -53,6 +55,12 @@ export type FieldName = keyof ItemFields;
 export interface Located<T> {
   value: T;
   locator: string;
+  /**
+   * How the page presents the value to people, when it says so: the label beside it ("Product code",
+   * "Sale price", "Currently unavailable") or the buy-box marker it sits in. The merge lets such a
+   * value outrank machine data that disagrees (merge-rules.ts), and explain quotes it.
+   */
+  cue?: string;
 }
 
 export type CandidateFields = { [K in FieldName]?: Located<ItemFields[K]> };

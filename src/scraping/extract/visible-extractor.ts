@@ -1,71 +1,58 @@
-// Reads the main product of a product page from what a shopper sees: the heading, the buy button, the price beside it.
+// Reads the main product of a product page from what a shopper sees: the title, the buy box and its price, the stock line, the product code.
 import type { AnyNode, Element } from 'domhandler';
-import { parsePrice } from '../price.js';
-import { absoluteUrl, cleanText, isElement, priceFromText, textField, visibleText, withFields } from './dom-helpers.js';
+import { isBuyControl, purchasePoints, siteOf } from './buy-controls.js';
+import { absoluteUrl, cleanText, commonAncestor, distance, isElement, priceFromText, textField, visibleText, withFields } from './dom-helpers.js';
+import { chooseHeading, namesPage, pageNames, type HeadingCandidate } from './main-heading.js';
 import type { Page } from './page.js';
-import type { Availability, Candidate, CandidateFields, Extractor, Located } from './types.js';
+import { choosePrice, MAX_PRICE_CHARS, type PriceSpot } from './price-spots.js';
+import { isCodeMarked } from './product-codes.js';
+import { controlState, shownCode, stockStatement, type TextSpot } from './page-statements.js';
+import { addPriceSpot } from './split-prices.js';
+import type { Candidate, CandidateFields, Extractor, Located } from './types.js';
 
 /** What the visible page shows, for the classifier and for the main product. */
 export interface VisibleEvidence {
-  /** The page's main heading (first h1 outside navigation), if any. */
+  /** The element that titles the page's product (see main-heading.ts), if any. */
   heading: Element | null;
+  /** The heading's text is what the page's <title> or og:title names. */
+  headingNamesPage: boolean;
   /** Add-to-cart and buy controls of this site, outside navigation and related-item strips. */
   buyControls: Element[];
   /** The main product as read from the page; null without a heading. */
   candidate: Candidate | null;
   /** The chosen price was marked as one (class "price", itemprop, data-price), not loose text. */
   priceMarked: boolean;
+  /** The page states the product's stock in words ("In stock", "Derzeit nicht verfügbar"). */
+  stockStated: boolean;
+  /** The page prints a labelled product code ("SKU: …", "Артикул: …"). */
+  codeShown: boolean;
 }
-
-/** Labels of buttons that put this product in a cart, in the languages shops are most often written in. */
-const BUY_LABEL = new RegExp(
-  [
-    'add(?:ing)? to (?:cart|basket|bag|trolley)', 'buy(?: it)? now', '^buy$', 'add to order', 'purchase', 'order now',
-    'in den (?:warenkorb|einkaufswagen)', 'jetzt kaufen', 'ajouter au panier', 'acheter', 'añadir al carrito', 'comprar',
-    'aggiungi al carrello', 'acquista', 'in winkelwagen', 'lägg i varukorgen', 'dodaj do koszyka', 'в корзину', 'купить',
-    'カートに入れる', '加入购物车', '장바구니',
-    // Out of stock and pre-order pages keep their buy box, with its button relabelled.
-    'pre-?order', 'sold out', 'out of stock', 'notify me when available',
-  ].join('|'),
-  'i',
-);
-
-/** A form that posts to a cart is a buy control even when its button says only "Add". */
-const CART_ACTION = /cart|basket|checkout|add_to|addtocart|bag/i;
 
 /** Regions that hold other products: carousels, "related", "customers also bought". */
-const RELATED_REGION = /related|recommend|similar|carousel|slider|upsell|up-sell|cross-?sell|also-?(?:bought|viewed|like)|recently-?viewed|you-?may|bought-?together|suggest/i;
+const RELATED_REGION = /related|recommend|similar|carousel|upsell|up-sell|cross-?sell|also-?(?:bought|viewed|like)|recently-?viewed|you-?may|bought-?together|suggest|sponsored|breadcrumb|comparison/i;
 
-/** Price-like text that is about something else: shipping thresholds, savings, instalments. */
-const NOT_THE_PRICE = /shipping|delivery|postage|orders? (?:over|above)|spend|\bsave\b|\boff\b|coupon|voucher|reward|points|per month|\/ ?mo\b|financ|klarna|afterpay|instal?lments?|interest|subtotal|basket|cart|\btotal\b/i;
+/** Regions of what customers wrote (reviews, questions): their prices and stock words are not the shop's. */
+const CUSTOMER_REGION = /(?:^|[\s_-])(?:reviews?|comments?|testimonials?|questions?)(?:$|[\s_-])/i;
 
-const PRICE_CLASS = /price|cost|amount/i;
-const STALE_WORDS = /(?:^|[^a-z])(?:old|was|regular|strike|crossed|compare|before|original|rrp|list|msrp)(?:[^a-z]|$)/i;
-const STRUCK_TAGS: ReadonlySet<string> = new Set(['del', 's', 'strike']);
+/** Elements the page names its buy box. */
+const BUY_BOX = /buy-?box|buy_box/i;
+
+/** Elements whose class or id says they state stock ("#availability", ".stockcheck__text"). */
+const STOCK_MARKER = /availability|stock|lager|dispon|наличи/i;
+
 const SKIPPED: ReadonlySet<string> = new Set(['script', 'style', 'noscript', 'template', 'head', 'option', 'select', 'textarea', 'svg']);
-/** A price shown on its own is short: "£340.00 (inc VAT)"; longer text is a sentence that mentions an amount. */
-const MAX_PRICE_CHARS = 40;
 
-const SKU_LABEL = /(?:^|[^\p{L}])(?:SKU|Item (?:No\.?|#|number)|Product (?:code|no\.?)|Art(?:ikel)?\.?[ -]?Nr\.?|Model(?: number| no\.?)?|Part (?:no\.?|number)|Ref(?:erence)?\.?)\s*[:#]?\s*([A-Z0-9][A-Z0-9._/-]{2,40})/iu;
+/** Class tokens that hide an element ("hidden", "a-hidden", "aok-hidden", "d-none"); screen-reader-only text ("visually-hidden") stays. */
+const HIDDEN_CLASS = /(?:^|\s)(?:(?:[a-z]{1,4}-)?hidden|hide|d-none|display-none)(?:\s|$)/i;
 
-const SKU_LABEL_ONLY = /^(?:SKU|Item (?:No\.?|#|number)|Product (?:code|no\.?)|Art(?:ikel)?\.?[ -]?Nr\.?|Model(?: number| no\.?)?|Part (?:no\.?|number))\s*[:#]?$/i;
+/** Class, id or itemprop names of the element that holds a product's title. */
+const TITLE_MARKER = /product[-_ ]?(?:title|name)|item[-_]?title|deal[-_]?title/i;
 
-const AVAILABILITY_TEXT: ReadonlyArray<readonly [RegExp, Availability]> = [
-  [/out of stock|sold out|currently unavailable|no longer available|not available|ausverkauft|nicht (?:auf lager|verfügbar)|épuisé|agotado|esaurito|нет в наличии/i, 'out_of_stock'],
-  [/discontinued/i, 'discontinued'],
-  [/pre-?order|vorbestell|précommande/i, 'preorder'],
-  [/back-?order/i, 'backorder'],
-  [/only \d+ left|few left|limited stock|low stock|limited availability/i, 'limited'],
-  [/\bin stock\b|available now|auf lager|en stock|disponible|в наличии|in voorraad/i, 'in_stock'],
-];
+/** More stock lines or distinct codes than this on a page belong to several products (a listing's cards). */
+const MAX_LINES = 3;
 
-interface PriceSpot {
-  el: Element;
-  text: string;
-  amount: number;
-  marked: boolean;
-  stale: boolean;
-}
+/** Headings and code-marked elements read per page at most: real pages have a handful. */
+const MAX_CANDIDATES = 100;
 
 export const visibleExtractor: Extractor = {
   source: 'visible',
@@ -86,222 +73,203 @@ export function readVisible(page: Page): VisibleEvidence {
   return evidence;
 }
 
-function computeVisible(page: Page): VisibleEvidence {
-  const host = siteOf(page.url);
-  let heading: Element | null = null;
-  let titled: Element | null = null;
-  const buyControls: Element[] = [];
-  const prices: PriceSpot[] = [];
-  const texts: Array<{ text: string; el: Element }> = [];
-  let image: Element | null = null;
+interface Walked {
+  headings: HeadingCandidate[];
+  buyControls: Element[];
+  /** The controls inside an element the page names its buy box ("#buybox", ".product-buy-box"). */
+  inBuyBox: Set<Element>;
+  prices: PriceSpot[];
+  texts: TextSpot[];
+  stockMarked: Set<Element>;
+  codeMarked: Element[];
+  image: Element | null;
+}
 
-  // One walk with inherited flags: inside navigation/related strips, struck through.
-  const stack: Array<{ node: AnyNode; related: boolean; struck: boolean }> = [{ node: page.root, related: false, struck: false }];
+/** What a node inherits from its ancestors in the walk. */
+interface Inherited {
+  /** Inside a related strip, a carousel, reviews: other products' or customers' words. */
+  related: boolean;
+  /** Struck through (<del>, <s>). */
+  struck: boolean;
+  /** Inside a link: a card's title, not the page's. */
+  link: boolean;
+  /** Inside an element named for stock ("#availability"). */
+  stock: boolean;
+  /** Inside an element the page names its buy box. */
+  buyBox: boolean;
+  /** Inside the h1 of a site header (walked although the header is furniture). */
+  titleBlock: boolean;
+  /** Inside a microdata item (its itemprops are the microdata reader's). */
+  scoped: boolean;
+}
+
+const TOP: Inherited = { related: false, struck: false, link: false, stock: false, buyBox: false, titleBlock: false, scoped: false };
+
+/** One walk with inherited flags that gathers every kind of evidence; the children of an element share its flags. */
+function walk(page: Page): Walked {
+  // The site is where the page was read and where it says it lives (its canonical address, og:url).
+  const hosts = new Set([page.url, page.canonical, page.metaContent('og:url')].map((u) => (u == null ? null : siteOf(u))).filter((h): h is string => h !== null));
+  const names = pageNames(page);
+  const found: Walked = { headings: [], buyControls: [], inBuyBox: new Set(), prices: [], texts: [], stockMarked: new Set(), codeMarked: [], image: null };
+  const splitTried = new Set<Element>();
+  const stack: Array<{ node: AnyNode; flags: Inherited }> = [{ node: page.root, flags: TOP }];
   while (stack.length > 0) {
-    const { node, related, struck } = stack.pop()!;
+    const { node, flags } = stack.pop()!;
     if (node.type === 'text') {
       const parent = node.parent;
-      if (related || parent === null || !isElement(parent)) continue;
+      if (flags.related || parent === null || !isElement(parent)) continue;
       const text = cleanText(node.data);
       if (text === '' || text.length > 200) continue;
-      texts.push({ text, el: parent });
-      if (text.length <= MAX_PRICE_CHARS && /\d/.test(text) && !NOT_THE_PRICE.test(text)) {
-        const parsed = parsePrice(text);
-        if (parsed?.currency && !NOT_THE_PRICE.test(visibleText(parent).slice(0, 200))) {
-          prices.push({ el: parent, text, amount: parsed.amount, marked: isPriceMarked(parent), stale: struck || isStale(parent) });
-        }
-      }
+      found.texts.push({ text, el: parent });
+      if (flags.stock) found.stockMarked.add(parent);
+      if (!flags.link && text.length >= 8 && found.headings.length < MAX_CANDIDATES && namesPage(text, names)) found.headings.push({ el: enclosingTitle(parent), namesPage: true });
+      if (text.length <= MAX_PRICE_CHARS && /\d/.test(text)) addPriceSpot(found.prices, parent, text, flags.struck, splitTried);
       continue;
     }
-    if (!isElement(node) && node.type !== 'root') continue;
-    if (isElement(node)) {
-      if (SKIPPED.has(node.name) || page.chrome.has(node) || isHidden(node)) continue;
-      const inRelated = related || RELATED_REGION.test(`${node.attribs['class'] ?? ''} ${node.attribs['id'] ?? ''}`);
-      if (!inRelated) {
-        if (node.name === 'h1' && heading === null && visibleText(node) !== '') heading = node;
-        if (titled === null && /product[-_ ]?(?:title|name)/i.test(node.attribs['class'] ?? '') && visibleText(node) !== '') titled = node;
-        if (isBuyControl(node, host)) buyControls.push(node);
-        if (image === null && node.name === 'img' && /main|product|primary|zoom|hero|featured/i.test(`${node.attribs['id'] ?? ''} ${node.attribs['class'] ?? ''} ${node.attribs['name'] ?? ''}`)) image = node;
-        const machine = node.attribs['content'];
-        if (node.attribs['itemprop'] === 'price' && machine !== undefined && parsePrice(machine) !== null) {
-          prices.push({ el: node, text: visibleText(node) || machine, amount: parsePrice(machine)!.amount, marked: true, stale: false });
-        }
-      }
-      const childStruck = struck || STRUCK_TAGS.has(node.name);
-      for (let i = node.children.length - 1; i >= 0; i -= 1) stack.push({ node: node.children[i]!, related: inRelated, struck: childStruck });
-    } else if ('children' in node) {
-      for (let i = node.children.length - 1; i >= 0; i -= 1) stack.push({ node: node.children[i]!, related, struck });
+    if (!isElement(node)) {
+      if (node.type === 'root') for (let i = node.children.length - 1; i >= 0; i -= 1) stack.push({ node: node.children[i]!, flags });
+      continue;
     }
+    if (SKIPPED.has(node.name) || isHidden(node)) continue;
+    if (page.chrome.has(node) && !flags.titleBlock) {
+      // A site header that holds the page's h1 ("<header><h1>Product</h1>…menus…</header>"): the h1 is the
+      // product's title; the rest is furniture.
+      const h1 = node.name === 'header' ? firstH1(node) : null;
+      if (h1 !== null) stack.push({ node: h1, flags: { ...flags, titleBlock: true } });
+      continue;
+    }
+    const roleNames = `${node.attribs['class'] ?? ''} ${node.attribs['id'] ?? ''}`.slice(0, 300);
+    // Most elements carry no class or id: their names need no look.
+    const named = roleNames.length > 1;
+    const related = flags.related || (named && (RELATED_REGION.test(roleNames) || CUSTOMER_REGION.test(roleNames)));
+    if (!related) gather(page, node, roleNames, flags, hosts, names, found);
+    const children: Inherited = {
+      related,
+      struck: flags.struck || node.name === 'del' || node.name === 's' || node.name === 'strike',
+      link: flags.link || node.name === 'a',
+      stock: flags.stock || (named && STOCK_MARKER.test(roleNames)),
+      buyBox: flags.buyBox || (named && BUY_BOX.test(roleNames)),
+      titleBlock: flags.titleBlock,
+      scoped: flags.scoped || node.attribs['itemscope'] !== undefined,
+    };
+    for (let i = node.children.length - 1; i >= 0; i -= 1) stack.push({ node: node.children[i]!, flags: children });
   }
+  return found;
+}
 
-  // One buy box is one purchase point, however many buttons its form has.
-  const seenForms = new Set<Element>();
-  const purchasePoints = buyControls.filter((control) => {
-    const form = formOf(control);
-    if (form === null) return true;
-    if (seenForms.has(form)) return false;
-    seenForms.add(form);
-    return true;
-  });
-  buyControls.length = 0;
-  buyControls.push(...purchasePoints);
-  const titleEl = heading ?? titled;
-  if (titleEl === null) return { heading, buyControls, candidate: null, priceMarked: false };
-  const anchor = buyControls[0] ?? titleEl;
-  const current = nearest(prices.filter((p) => !p.stale), anchor, titleEl);
-  const fields: CandidateFields = { title: { value: visibleText(titleEl), locator: page.cssPath(titleEl) } };
-  if (current !== undefined) {
-    Object.assign(fields, priceFromText(current.text, page.cssPath(current.el)));
-    const was = nearest(prices.filter((p) => p.stale && p.amount > current.amount), anchor, titleEl);
-    if (was !== undefined) fields.list_price = { value: was.amount, locator: page.cssPath(was.el) };
+/** What one element outside related strips offers: a heading, a buy control, a code, a machine price, the main image. */
+function gather(page: Page, node: Element, roleNames: string, flags: Inherited, hosts: ReadonlySet<string>, names: readonly string[], found: Walked): void {
+  const titleMarked = TITLE_MARKER.test(`${roleNames} ${node.attribs['itemprop'] ?? ''}`);
+  // A page has a few headings; reading the text of thousands (nested on a hostile page) would be quadratic.
+  if (!flags.link && node.name !== 'a' && (node.name === 'h1' || titleMarked) && found.headings.length < MAX_CANDIDATES && visibleText(node) !== '') {
+    found.headings.push({ el: node, namesPage: namesPage(visibleText(node), names) });
   }
-  const box = current === undefined ? titleEl : commonAncestor(current.el, anchor) ?? titleEl;
-  const region = commonAncestor(titleEl, current?.el ?? anchor) ?? titleEl;
-  withFields(fields, {
-    availability: availabilityNear(page, texts, box, buyControls),
-    sku: skuIn(page, texts, region),
-    image_url: imageOf(page, image),
-  });
+  if (isBuyControl(node, hosts)) {
+    found.buyControls.push(node);
+    if (flags.buyBox || BUY_BOX.test(roleNames)) found.inBuyBox.add(node);
+  }
+  if (found.codeMarked.length < MAX_CANDIDATES && isCodeMarked(node)) found.codeMarked.push(node);
+  // itemprop="price" outside any item (microdata reads those inside one): its content is the amount.
+  const machine = !flags.scoped && node.attribs['itemprop'] === 'price' ? node.attribs['content']?.trim() : undefined;
+  if (machine !== undefined && /^\d{1,12}(?:\.\d{1,4})?$/.test(machine) && Number(machine) > 0) {
+    found.prices.push({ el: node, text: cleanText(visibleText(node)) || machine, amount: Number(machine), marked: true, stale: flags.struck });
+  }
+  if (found.image === null && node.name === 'img' && /main|product|primary|zoom|hero|featured/i.test(`${roleNames} ${node.attribs['name'] ?? ''}`)) found.image = node;
+}
+
+/** The first h1 under `el` outside its navigation, looked for among a few thousand nodes (a header's menus come first). */
+function firstH1(el: Element): Element | null {
+  const stack: AnyNode[] = [...el.children].reverse();
+  for (let seen = 0; stack.length > 0 && seen < 5000; seen += 1) {
+    const node = stack.pop()!;
+    if (!isElement(node) || node.name === 'nav' || node.attribs['role'] === 'navigation') continue;
+    if (node.name === 'h1') return node;
+    for (let i = node.children.length - 1; i >= 0; i -= 1) stack.push(node.children[i]!);
+  }
+  return null;
+}
+
+/** A text that names the page titles its heading: the h1 or product-title element around it, else its own element. */
+function enclosingTitle(el: Element): Element {
+  for (let current: AnyNode | null = el, level = 0; current !== null && level < 4; current = current.parent, level += 1) {
+    if (isElement(current) && (current.name === 'h1' || current.name === 'h2' || TITLE_MARKER.test(`${current.attribs['class'] ?? ''} ${current.attribs['id'] ?? ''}`))) return current;
+  }
+  return el;
+}
+
+function computeVisible(page: Page): VisibleEvidence {
+  const found = walk(page);
+  // A page that names its buy box has its purchase controls there; the rest buy tracks, bundles, other sellers' offers.
+  const boxed = found.buyControls.filter((c) => found.inBuyBox.has(c));
+  const buyControls = purchasePoints(boxed.length > 0 ? boxed : found.buyControls);
+  const chosen = chooseHeading(found.headings);
+
+  const none: VisibleEvidence = { heading: null, headingNamesPage: false, buyControls, candidate: null, priceMarked: false, stockStated: false, codeShown: false };
+  if (chosen === null) return none;
+  const titleEl = chosen.el;
+  // The purchase point nearest the title is this product's; others belong to bundles or other products.
+  const anchor = nearestTo(buyControls, titleEl) ?? titleEl;
+  const fields: CandidateFields = { title: { value: visibleText(titleEl), locator: page.cssPath(titleEl), cue: chosen.reason } };
+  const price = choosePrice(found.prices, anchor, titleEl);
+  if (price !== undefined) {
+    const locator = page.cssPath(price.current.el);
+    Object.assign(fields, priceFromText(price.current.text, locator));
+    // The cue lets this price outrank structured data; a box that shows another current price does not earn it.
+    const cue = price.contested ? undefined : price.current.cue;
+    if (fields.price !== undefined) fields.price = { ...fields.price, value: price.current.amount, ...(cue === undefined ? {} : { cue }) };
+    if (price.regular !== undefined) fields.list_price = { value: price.regular.amount, locator: page.cssPath(price.regular.el) };
+  }
+  const region = commonAncestor(titleEl, price?.current.el ?? anchor) ?? titleEl;
+  const box = commonAncestor(titleEl, anchor) ?? region;
+  const stated = stockStatement(page, found, box, anchor, titleEl);
+  const stock = stated.located ?? controlState(page, buyControls.length > 0 ? anchor : null);
+  const code = shownCode(page, found, titleEl);
+  withFields(fields, { availability: stock, sku: code.located, image_url: imageOf(page, found.image) });
   return {
-    heading,
+    heading: titleEl,
+    headingNamesPage: found.headings.some((h) => h.el === titleEl && h.namesPage),
     buyControls,
     candidate: { source: 'visible', locator: page.cssPath(titleEl), scope: 'page', fields },
-    priceMarked: current?.marked ?? false,
+    priceMarked: price?.current.marked ?? false,
+    // Many stock lines or codes are a listing's cards, not one product's.
+    stockStated: stock?.cue !== undefined && stated.count <= MAX_LINES,
+    codeShown: code.located !== undefined && code.count <= MAX_LINES,
   };
 }
 
-function isBuyControl(el: Element, host: string | null): boolean {
-  if (el.name === 'form') return false;
-  const isButton = el.name === 'button' || (el.name === 'input' && /^(?:submit|button|image)$/i.test(el.attribs['type'] ?? '')) || el.attribs['role'] === 'button';
-  const isLink = el.name === 'a';
-  if (!isButton && !isLink) return false;
-  const label = cleanText(visibleText(el) || el.attribs['value'] || el.attribs['aria-label'] || el.attribs['title'] || '');
-  if (label.length > 60) return false;
-  if (BUY_LABEL.test(label)) {
-    // A link to another site ("Buy at Amazon" in a review) sells nothing here.
-    return !isLink || sameSite(el.attribs['href'], host);
+function nearestTo(elements: readonly Element[], target: Element): Element | undefined {
+  let best: { el: Element; steps: number } | undefined;
+  for (const el of elements) {
+    const steps = distance(el, target);
+    if (best === undefined || steps < best.steps) best = { el, steps };
   }
-  // In a form that posts to the cart, its submit button buys whatever it says; +/- buttons do not.
-  const submits = el.name === 'input' ? el.attribs['type'] !== 'button' : (el.attribs['type'] ?? 'submit').toLowerCase() === 'submit';
-  const form = formOf(el);
-  return isButton && submits && form !== null && CART_ACTION.test(form.attribs['action'] ?? '');
-}
-
-function formOf(el: Element): Element | null {
-  for (let current = el.parent; current !== null; current = current.parent) {
-    if (isElement(current) && current.name === 'form') return current;
-  }
-  return null;
-}
-
-function siteOf(url: string): string | null {
-  try {
-    return new URL(url).hostname.replace(/^www\./, '');
-  } catch {
-    return null;
-  }
-}
-
-function sameSite(href: string | undefined, host: string | null): boolean {
-  if (href === undefined || href.trim() === '' || /^(?:#|javascript:)/i.test(href.trim())) return true;
-  if (!/^[a-z][a-z0-9+.-]*:|^\/\//i.test(href.trim())) return true; // relative
-  try {
-    return new URL(href, 'http://relative.invalid').hostname.replace(/^www\./, '') === host;
-  } catch {
-    return false;
-  }
+  return best?.el;
 }
 
 function isHidden(el: Element): boolean {
-  return el.attribs['hidden'] !== undefined || el.attribs['aria-hidden'] === 'true' || /display\s*:\s*none/i.test(el.attribs['style'] ?? '');
+  return (
+    el.attribs['hidden'] !== undefined ||
+    (el.attribs['aria-hidden'] === 'true' && isSmall(el)) ||
+    /display\s*:\s*none|visibility\s*:\s*hidden/i.test(el.attribs['style'] ?? '') ||
+    HIDDEN_CLASS.test(el.attribs['class'] ?? '')
+  );
 }
 
-function isPriceMarked(el: Element): boolean {
-  for (let current: AnyNode | null = el, level = 0; current !== null && level < 3; current = current.parent, level += 1) {
-    if (!isElement(current)) continue;
-    if (current.attribs['itemprop'] === 'price' || current.attribs['data-price'] !== undefined) return true;
-    if (PRICE_CLASS.test(current.attribs['class'] ?? '') || PRICE_CLASS.test(current.attribs['id'] ?? '')) return true;
-  }
-  return false;
-}
-
-function isStale(el: Element): boolean {
-  for (let current: AnyNode | null = el, level = 0; current !== null && level < 3; current = current.parent, level += 1) {
-    if (isElement(current) && (STRUCK_TAGS.has(current.name) || STALE_WORDS.test(`${current.attribs['class'] ?? ''} ${current.attribs['id'] ?? ''}`))) return true;
-  }
-  return false;
-}
+/** Nodes under an aria-hidden element that make it a page region rather than a decoration. */
+const MAX_DECORATION_NODES = 40;
 
 /**
- * The price closest to the buy control in the tree (few steps up and down), then to the heading; a
- * marked price wins a tie, then the earlier one. Far-away amounts (a footer's, another column's)
- * lose to the one in the buy box.
+ * aria-hidden hides decorations from screen readers (a price drawn twice, an icon); on a whole
+ * region it only means a dialog was open when the page was saved, and the region is still shown.
  */
-function nearest(spots: PriceSpot[], anchor: Element, heading: Element): PriceSpot | undefined {
-  let best: { spot: PriceSpot; score: number } | undefined;
-  for (const spot of spots) {
-    const score = Math.min(distance(spot.el, anchor), distance(spot.el, heading) + 1) * 2 - (spot.marked ? 1 : 0);
-    if (best === undefined || score < best.score) best = { spot, score };
+function isSmall(el: Element): boolean {
+  const stack: AnyNode[] = [...el.children];
+  for (let seen = 0; stack.length > 0; seen += 1) {
+    if (seen >= MAX_DECORATION_NODES || stack.length > MAX_DECORATION_NODES) return false;
+    const node = stack.pop()!;
+    if (isElement(node)) for (const child of node.children) stack.push(child);
   }
-  return best?.spot;
-}
-
-function ancestors(node: AnyNode): Map<AnyNode, number> {
-  const up = new Map<AnyNode, number>();
-  let steps = 0;
-  for (let current: AnyNode | null = node; current !== null; current = current.parent) up.set(current, steps++);
-  return up;
-}
-
-function distance(a: AnyNode, b: AnyNode): number {
-  const up = ancestors(a);
-  let steps = 0;
-  for (let current: AnyNode | null = b; current !== null; current = current.parent, steps += 1) {
-    const fromA = up.get(current);
-    if (fromA !== undefined) return fromA + steps;
-  }
-  return Number.POSITIVE_INFINITY;
-}
-
-function commonAncestor(a: AnyNode, b: AnyNode): Element | null {
-  const up = ancestors(a);
-  for (let current: AnyNode | null = b; current !== null; current = current.parent) {
-    if (up.has(current)) return isElement(current) ? current : null;
-  }
-  return null;
-}
-
-function within(el: Element, region: Element): boolean {
-  for (let current: AnyNode | null = el; current !== null; current = current.parent) if (current === region) return true;
-  return false;
-}
-
-/** Stock as the buy box states it; failing that, what its button says ("Sold out", a disabled "Add to cart"). */
-function availabilityNear(page: Page, texts: Array<{ text: string; el: Element }>, box: Element, controls: Element[]): Located<Availability> | undefined {
-  for (const { text, el } of texts) {
-    if (text.length > 80 || !within(el, box)) continue;
-    for (const [pattern, value] of AVAILABILITY_TEXT) if (pattern.test(text)) return { value, locator: page.cssPath(el) };
-  }
-  const control = controls[0];
-  if (control === undefined) return undefined;
-  const label = cleanText(visibleText(control) || control.attribs['value'] || '');
-  for (const [pattern, value] of AVAILABILITY_TEXT) if (pattern.test(label)) return { value, locator: page.cssPath(control) };
-  if (/add|buy|kaufen|ajouter|añadir|aggiungi/i.test(label)) {
-    const disabled = control.attribs['disabled'] !== undefined || control.attribs['aria-disabled'] === 'true';
-    return { value: disabled ? 'out_of_stock' : 'in_stock', locator: page.cssPath(control) };
-  }
-  return undefined;
-}
-
-function skuIn(page: Page, texts: Array<{ text: string; el: Element }>, region: Element): Located<string> | undefined {
-  for (const { text, el } of texts) {
-    if (text.length > 80 || !within(el, region)) continue;
-    // "SKU: <span>TF-MB-014</span>": the label and the value sit in different text nodes.
-    const whole = SKU_LABEL_ONLY.test(text) ? visibleText(el) : text;
-    const match = SKU_LABEL.exec(whole);
-    if (match?.[1] !== undefined && /\d/.test(match[1])) return { value: match[1], locator: page.cssPath(el) };
-  }
-  return undefined;
+  return true;
 }
 
 function imageOf(page: Page, image: Element | null): Located<string> | undefined {
