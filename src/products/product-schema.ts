@@ -50,7 +50,10 @@ export type Product = Static<typeof Product>;
 
 const FieldSource = Type.Object(
   {
-    source: Type.String({ description: 'selectors, json-ld, microdata, rdfa, opengraph, meta, books-listing, visible, embedded-data, url, product-cards, article-list, or api', examples: ['json-ld'] }),
+    source: Type.String({
+      description: 'selectors, json-ld, microdata, rdfa, opengraph, meta, books-listing, visible, embedded-data, url, product-cards, article-list, or api',
+      examples: ['json-ld'],
+    }),
     locator: Type.String({ description: 'Where on the page: a JSON path, a CSS path, or a meta tag', examples: ['ld+json[0] $.offers.price'] }),
   },
   { additionalProperties: true },

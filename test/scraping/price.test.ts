@@ -2,7 +2,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { currencyFromSymbol, parsePrice } from '../../src/scraping/price.js';
+import { currencyFromSymbol } from '../../src/scraping/currency.js';
+import { parsePrice } from '../../src/scraping/price.js';
 
 const NBSP = '\u00A0';
 const NARROW_NBSP = '\u202F';
@@ -24,7 +25,7 @@ const CASES: ReadonlyArray<readonly [string, number | null, string | null]> = [
   ['AU$ 12.00', 12, 'AUD'],
   ['US$ 7.10', 7.1, 'USD'],
   ['NZ$ 7.50', 7.5, 'NZD'],
-  ['CHF 1\'234.50', 1234.5, 'CHF'],
+  ["CHF 1'234.50", 1234.5, 'CHF'],
   ['Rs. 499', 499, 'INR'],
   ['$.99', 0.99, 'USD'],
   ['£0.99', 0.99, 'GBP'],
@@ -250,7 +251,13 @@ describe('parsePrice', () => {
   });
 
   test('percentages are never prices', () => {
-    const forms = fc.constantFrom((n: number) => `${n}%`, (n: number) => `-${n}%`, (n: number) => `${n} % OFF`, (n: number) => `Save ${n}%`, (n: number) => `up to ${n}%`);
+    const forms = fc.constantFrom(
+      (n: number) => `${n}%`,
+      (n: number) => `-${n}%`,
+      (n: number) => `${n} % OFF`,
+      (n: number) => `Save ${n}%`,
+      (n: number) => `up to ${n}%`,
+    );
     fc.assert(
       fc.property(forms, fc.integer({ min: 0, max: 100 }), (form, n) => {
         assert.equal(parsePrice(form(n)), null, form(n));

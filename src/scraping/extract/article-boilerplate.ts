@@ -43,14 +43,29 @@ const NAMES: ReadonlyArray<readonly [BoilerplateKind, RegExp]> = [
   ['comments', part('comments?|comment-list|commentlist|disqus|respond|replies|discussion')],
   ['share', part('share|sharing|sharebar|sharetools|social-?share|social-?links|social-?icons|social-?buttons|addthis|sharedaddy|sociable')],
   ['newsletter', part('newsletter|subscribe|subscription|signup|sign-up|optin|opt-in|mailchimp|mc4wp')],
-  ['related', part('related|recommended|recommendations|more-stories|also-read|read-next|readnext|up-next|outbrain|taboola|recirc|recirculation|most-popular|most-read|trending|popular-posts|further-reading|breaking-now|breaking-news|latest-news|top-stories|more-news|headline-list')],
+  [
+    'related',
+    part(
+      'related|recommended|recommendations|more-stories|also-read|read-next|readnext|up-next|outbrain|taboola|recirc|recirculation|most-popular|most-read|trending|popular-posts|further-reading|breaking-now|breaking-news|latest-news|top-stories|more-news|headline-list',
+    ),
+  ],
   ['tags', part('tags|tag-list|taglist|post-tags|entry-tags|article-tags|tag-links|keywords|topics')],
-  ['byline', part('byline|by-line|author|authors|contributor|dateline|timestamp|published|pubdate|publish-date|post-date|entry-date|article-date|posted-on|entry-meta|post-meta|article-meta|meta-info|date|dates|datetime|publish-info|article-info|post-info|entry-info')],
+  [
+    'byline',
+    part(
+      'byline|by-line|author|authors|contributor|dateline|timestamp|published|pubdate|publish-date|post-date|entry-date|article-date|posted-on|entry-meta|post-meta|article-meta|meta-info|date|dates|datetime|publish-info|article-info|post-info|entry-info',
+    ),
+  ],
   ['caption', part('caption|figcaption|credit|credits|image-credit|photo-credit|wp-caption-text|gallery|slideshow|carousel|slider')],
   ['ad', part('ad|ads|advert|advertisement|advertising|adslot|ad-slot|adunit|ad-unit|dfp|gpt|sponsor|sponsored|promo|promotion')],
   ['navigation', part('breadcrumbs?|pagination|pager|toolbar|skip-link|skip-to-content')],
   ['notice', part('cookies?|cookie-law|cookie-notice|cookie-banner|consent|gdpr|notification-bar|notice-bar|alert-bar|modal|popup|pop-up|lightbox')],
-  ['hidden', token('hidden|hide|sr-only|visually-hidden|visuallyhidden|screen-reader-text|offscreen|noscript|[\\w-]*-noscript|print-only|printonly|print-header|print-footer|visible-print|show-for-print')],
+  [
+    'hidden',
+    token(
+      'hidden|hide|sr-only|visually-hidden|visuallyhidden|screen-reader-text|offscreen|noscript|[\\w-]*-noscript|print-only|printonly|print-header|print-footer|visible-print|show-for-print',
+    ),
+  ],
 ];
 
 /** `names` as a whole class token only: "hidden" hides, "field-label-hidden" names something else. */
@@ -114,7 +129,10 @@ export function findBoilerplate(document: DomDocument): Removal[] {
  */
 function headlinesOf(document: DomDocument, elements: readonly DomElement[]): Set<DomElement> {
   // A page has one headline; past a few dozen h1s it is no page a reader reads.
-  const h1s = elements.filter((el) => el.localName === 'h1').slice(0, MAX_H1S).filter((el) => squash(el.textContent) !== '');
+  const h1s = elements
+    .filter((el) => el.localName === 'h1')
+    .slice(0, MAX_H1S)
+    .filter((el) => squash(el.textContent) !== '');
   const title = squash(document.querySelectorAll('head > title')[0]?.textContent);
   const found = new Set<DomElement>(h1s.slice(0, 1));
   for (const h1 of h1s) {

@@ -7,7 +7,8 @@ import { absoluteUrl, cleanText } from './dom-helpers.js';
 import { normaliseUrl } from './merge.js';
 import type { Page } from './page.js';
 import { sanitizeBodyHtml } from './sanitize-body-html.js';
-import type { ArticleCandidate, ArticleCandidateView, ArticleExtractor, ExplainedArticle, ExtractedArticle, PageExplanation, PageType, Source } from './types.js';
+import type { ArticleCandidate, ArticleCandidateView, ExplainedArticle, ExtractedArticle, PageExplanation, PageType, Source } from './types.js';
+import type { ArticleExtractor } from './extractor.js';
 
 export interface ArticleInputs {
   page: Page;
@@ -61,7 +62,8 @@ function pageArticle(inputs: ArticleInputs, outcome: ArticleOutcome): MergedArti
     const others = structured.filter((c) => c.source === source && !own.includes(c)).length;
     if (others > 0) outcome.dropped.push({ source, count: others, reason: "articles marked up besides the page's own (related stories, a publisher's list)" });
   }
-  if (teasers.length > 0) outcome.dropped.push({ source: 'article-list', count: teasers.length, reason: "linked headings on an article page are its related stories, not the page's article" });
+  if (teasers.length > 0)
+    outcome.dropped.push({ source: 'article-list', count: teasers.length, reason: "linked headings on an article page are its related stories, not the page's article" });
   const body = safely(() => extractArticleBody(inputs.html), null);
   const bodyCandidate = body === null ? [] : [bodyAsCandidate(body)];
   if (bodyCandidate.length > 0) outcome.found.set('article-body', bodyCandidate);
@@ -95,9 +97,7 @@ function bodyAsCandidate(body: ArticleBody): ArticleCandidate {
  * living at its URL; else the one whose headline is the page's (h1, og:title); else the only one.
  */
 function ownArticles(page: Page, structured: readonly ArticleCandidate[], pageScope: readonly ArticleCandidate[]): ArticleCandidate[] {
-  const urls = new Set(
-    [page.url, page.canonical, absoluteUrl(page.metaContent('og:url'), page.url)].filter((u): u is string => u !== null).map(normaliseUrl),
-  );
+  const urls = new Set([page.url, page.canonical, absoluteUrl(page.metaContent('og:url'), page.url)].filter((u): u is string => u !== null).map(normaliseUrl));
   const titles = new Set(pageScope.flatMap((c) => (c.fields.title === undefined ? [] : [squash(c.fields.title.value)])));
   const own: ArticleCandidate[] = [];
   for (const source of ['json-ld', 'microdata', 'rdfa'] as const) {

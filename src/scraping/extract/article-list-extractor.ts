@@ -3,7 +3,8 @@ import type { CheerioAPI } from 'cheerio';
 import type { AnyNode, Element } from 'domhandler';
 import { absoluteUrl, closestWithin, descendants, hasAncestorWithin, isElement, outermostArticles, textField, visibleText } from './dom-helpers.js';
 import type { Page } from './page.js';
-import type { ArticleCandidate, ArticleCandidateFields, ArticleExtractor } from './types.js';
+import type { ArticleCandidate, ArticleCandidateFields } from './types.js';
+import type { ArticleExtractor } from './extractor.js';
 
 /** One linked heading is a page's own title; a listing repeats them. */
 const MIN_ARTICLES = 2;
@@ -78,7 +79,11 @@ function entryItem(page: Page, entry: Element): ArticleCandidate | null {
   if (url !== null) fields.url = { value: url, locator: `${page.cssPath(heading)} a[href]` };
   const description = summary === undefined ? undefined : textField(visibleText(summary), page.cssPath(summary));
   if (description !== undefined) fields.description = description;
-  const image = $(entry).find('img').toArray().map((img) => ({ img, src: imageSource(img, page.url) })).find((i) => i.src !== null);
+  const image = $(entry)
+    .find('img')
+    .toArray()
+    .map((img) => ({ img, src: imageSource(img, page.url) }))
+    .find((i) => i.src !== null);
   if (image !== undefined) fields.image_url = { value: image.src!, locator: `${page.cssPath(image.img)}[src]` };
   const time = $(entry).find('time[datetime]').first().get(0);
   if (time !== undefined) fields.published_at = { value: time.attribs['datetime']!, locator: `${page.cssPath(time)}[datetime]` };

@@ -59,7 +59,9 @@ export function mergeArticle(group: readonly ArticleCandidate[], bodyHtml: strin
     decisions[field] = {
       chosen: { source: from.source, locator, value: preview(value) },
       why,
-      others: ordered.flatMap((c) => (c === from || c.fields[field] === undefined ? [] : [{ source: c.source, locator: c.fields[field]!.locator, value: preview(c.fields[field]!.value) }])),
+      others: ordered.flatMap((c) =>
+        c === from || c.fields[field] === undefined ? [] : [{ source: c.source, locator: c.fields[field]!.locator, value: preview(c.fields[field]!.value) }],
+      ),
     } satisfies FieldDecision;
   };
 
@@ -72,8 +74,18 @@ export function mergeArticle(group: readonly ArticleCandidate[], bodyHtml: strin
         rejected.push(`${c.source} states "${String(c.fields[field]!.value).slice(0, 60)}", which is not a usable ${field.replace('_', ' ')}`);
         continue;
       }
-      const others = new Set(ordered.slice(index + 1).filter((o) => o.source !== c.source).map((o) => o.source));
-      const lead = others.size > 0 ? `${c.source} is trusted over ${[...others].join(', ')}` : rejected.length > 0 ? `${c.source} states the only usable value` : `${c.source} is the only source that states it`;
+      const others = new Set(
+        ordered
+          .slice(index + 1)
+          .filter((o) => o.source !== c.source)
+          .map((o) => o.source),
+      );
+      const lead =
+        others.size > 0
+          ? `${c.source} is trusted over ${[...others].join(', ')}`
+          : rejected.length > 0
+            ? `${c.source} states the only usable value`
+            : `${c.source} is the only source that states it`;
       const why = [lead, ...rejected].join('; ');
       record(field, c, value, why, ordered);
       break;
@@ -83,7 +95,13 @@ export function mergeArticle(group: readonly ArticleCandidate[], bodyHtml: strin
 
   const body = chooseBody(group);
   if (body !== null) {
-    record('body', body.from, body.text, body.why, group.filter((c) => c.fields.body !== undefined));
+    record(
+      'body',
+      body.from,
+      body.text,
+      body.why,
+      group.filter((c) => c.fields.body !== undefined),
+    );
     const html = body.from.source === 'article-body' ? bodyHtml : paragraphsHtml(body.text);
     if (html !== null && html !== '') {
       chosen.body_html = html;
@@ -132,7 +150,11 @@ function chooseBody(group: readonly ArticleCandidate[]): { from: ArticleCandidat
   if (dataWords >= MIN_DATA_BODY_WORDS && pageWords < MIN_PAGE_BODY_SHARE * dataWords) {
     return { from: data, text: data.fields.body!.value, why: `the page's text (${pageWords} words) is a fragment of the ${data.source} articleBody (${dataWords} words)` };
   }
-  return { from: page, text: page.fields.body!.value, why: `the page's text (${pageWords} words) is trusted over the ${data.source} articleBody (${dataWords} words), which sites often cut short or pad` };
+  return {
+    from: page,
+    text: page.fields.body!.value,
+    why: `the page's text (${pageWords} words) is trusted over the ${data.source} articleBody (${dataWords} words), which sites often cut short or pad`,
+  };
 }
 
 function countWords(text: string): number {

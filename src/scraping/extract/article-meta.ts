@@ -1,7 +1,8 @@
 // What a page's head says of its own article: Open Graph with its article:* tags, and (less trusted) Dublin Core, Twitter cards, plain meta, <html lang>, the canonical link.
 import { absoluteUrl, cleanText, visibleText } from './dom-helpers.js';
 import type { MetaTag, Page } from './page.js';
-import type { ArticleCandidate, ArticleCandidateFields, ArticleExtractor, ArticleFieldName, Located } from './types.js';
+import type { ArticleCandidate, ArticleCandidateFields, ArticleFieldName, Located } from './types.js';
+import type { ArticleExtractor } from './extractor.js';
 
 type TextField = Exclude<ArticleFieldName, 'authors' | 'tags' | 'body' | 'body_html' | 'image_url' | 'url'>;
 
@@ -36,9 +37,25 @@ const PLAIN: TagTable = {
     title: ['twitter:title', 'dc.title', 'dcterms.title', 'title'],
     description: ['description', 'twitter:description', 'dc.description', 'dcterms.description', 'dcterms.abstract'],
     published_at: [
-      'dcterms.issued', 'dcterms.created', 'dc.date.issued', 'dc.date.created', 'dc.date', 'dcterms.date', 'date', 'pubdate',
-      'publishdate', 'publish-date', 'publish_date', 'article.published', 'article_date_original', 'parsely-pub-date',
-      'sailthru.date', 'datepublished', 'citation_publication_date', 'citation_date', 'originalpublicationdate',
+      'dcterms.issued',
+      'dcterms.created',
+      'dc.date.issued',
+      'dc.date.created',
+      'dc.date',
+      'dcterms.date',
+      'date',
+      'pubdate',
+      'publishdate',
+      'publish-date',
+      'publish_date',
+      'article.published',
+      'article_date_original',
+      'parsely-pub-date',
+      'sailthru.date',
+      'datepublished',
+      'citation_publication_date',
+      'citation_date',
+      'originalpublicationdate',
     ],
     modified_at: ['dcterms.modified', 'dc.date.modified', 'last-modified', 'lastmod', 'article.updated', 'datemodified', 'revised'],
     language: ['dc.language', 'dcterms.language', 'language', 'content-language'],
@@ -72,7 +89,8 @@ export const metaArticleExtractor: ArticleExtractor = {
     const equiv = page.elements.find((el) => el.name === 'meta' && /^content-language$/i.test(el.attribs['http-equiv'] ?? ''))?.attribs['content'];
     // The document's own language is stated on <html>; a meta tag only when that says nothing.
     if (lang !== undefined && cleanText(lang) !== '') fields.language = { value: cleanText(lang), locator: 'html[lang]' };
-    else if (fields.language === undefined && equiv !== undefined && cleanText(equiv) !== '') fields.language = { value: cleanText(equiv), locator: 'meta[http-equiv="content-language"]' };
+    else if (fields.language === undefined && equiv !== undefined && cleanText(equiv) !== '')
+      fields.language = { value: cleanText(equiv), locator: 'meta[http-equiv="content-language"]' };
     // The article lives at its canonical URL; without one, og:url (Open Graph's candidate) names it, and
     // only a page that states neither is known by the address it was read from.
     const own = page.canonical ?? (page.metaContent('og:url') === undefined ? absoluteUrl(page.url, page.url) : null);
@@ -100,7 +118,10 @@ function readTags(page: Page, table: TagTable): ArticleCandidateFields {
       const tags = all(key);
       if (tags.length === 0) continue;
       // One tag of comma-separated words ("keywords"), or one tag per value (article:tag).
-      const values = tags.flatMap((t) => (field === 'tags' ? t.content.split(',') : [t.content])).map(cleanText).filter((v) => v !== '');
+      const values = tags
+        .flatMap((t) => (field === 'tags' ? t.content.split(',') : [t.content]))
+        .map(cleanText)
+        .filter((v) => v !== '');
       if (values.length > 0) fields[field] = located(tags[0]!, values);
       break;
     }

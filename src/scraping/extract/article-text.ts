@@ -1,12 +1,6 @@
 // The plain text of an article's content: one paragraph per block, paragraphs separated by a blank line.
 import { isDomElement, TEXT_NODE, type DomElement, type DomNode } from './article-dom.js';
-
-/** Elements that end the paragraph before them and start a new one. */
-const BLOCKS: ReadonlySet<string> = new Set([
-  'address', 'article', 'aside', 'blockquote', 'caption', 'center', 'dd', 'details', 'dialog', 'div', 'dl', 'dt', 'fieldset',
-  'figcaption', 'figure', 'footer', 'form', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'hr', 'li', 'main', 'nav', 'ol',
-  'p', 'pre', 'section', 'summary', 'table', 'tbody', 'thead', 'tfoot', 'tr', 'ul',
-]);
+import { BLOCKS } from './html-blocks.js';
 
 /** Elements whose text no reader sees. */
 const SILENT: ReadonlySet<string> = new Set(['script', 'style', 'noscript', 'template', 'head', 'svg', 'math', 'button', 'select', 'textarea']);

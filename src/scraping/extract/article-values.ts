@@ -1,15 +1,26 @@
 // Article values as stored: dates as ISO 8601 (with the page's own offset), language tags, author names, tags; pure and linear.
 import { cleanText, truncate } from './dom-helpers.js';
 
-const MONTHS: ReadonlyMap<string, number> = new Map(
-  ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'].map((m, i) => [m, i + 1]),
-);
+const MONTHS: ReadonlyMap<string, number> = new Map(['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'].map((m, i) => [m, i + 1]));
 
 /** Zone names a page writes beside a time, as offsets from UTC. */
 const ZONES: ReadonlyMap<string, string> = new Map([
-  ['z', 'Z'], ['utc', 'Z'], ['gmt', 'Z'], ['ut', 'Z'],
-  ['est', '-05:00'], ['edt', '-04:00'], ['cst', '-06:00'], ['cdt', '-05:00'], ['mst', '-07:00'], ['mdt', '-06:00'],
-  ['pst', '-08:00'], ['pdt', '-07:00'], ['bst', '+01:00'], ['cet', '+01:00'], ['cest', '+02:00'], ['ist', '+05:30'],
+  ['z', 'Z'],
+  ['utc', 'Z'],
+  ['gmt', 'Z'],
+  ['ut', 'Z'],
+  ['est', '-05:00'],
+  ['edt', '-04:00'],
+  ['cst', '-06:00'],
+  ['cdt', '-05:00'],
+  ['mst', '-07:00'],
+  ['mdt', '-06:00'],
+  ['pst', '-08:00'],
+  ['pdt', '-07:00'],
+  ['bst', '+01:00'],
+  ['cet', '+01:00'],
+  ['cest', '+02:00'],
+  ['ist', '+05:30'],
 ]);
 
 /** No date string a page writes is longer; longer input is not a date and is not scanned. */
@@ -17,9 +28,11 @@ const MAX_DATE_CHARS = 80;
 
 const ISO = /^(\d{4})-?(\d{2})-?(\d{2})(?:[T\s]+(\d{1,2}):?(\d{2})(?::?(\d{2})(?:[.,](\d{1,9}))?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?|[A-Za-z]{1,4})?$/;
 /** "Tue, 19 Nov 2019 10:43:00 GMT", "19 November 2019". */
-const DAY_MONTH = /^(?:[A-Za-z]+,?\s+)?(\d{1,2})\.?\s+([A-Za-z]{3,9})\.?,?\s+(\d{4})(?:,?\s+(\d{1,2}):(\d{2})(?::(\d{2}))?\s*([ap]\.?m\.?)?)?\s*(Z|[+-]\d{2}:?\d{2}|[A-Za-z]{1,4})?$/i;
+const DAY_MONTH =
+  /^(?:[A-Za-z]+,?\s+)?(\d{1,2})\.?\s+([A-Za-z]{3,9})\.?,?\s+(\d{4})(?:,?\s+(\d{1,2}):(\d{2})(?::(\d{2}))?\s*([ap]\.?m\.?)?)?\s*(Z|[+-]\d{2}:?\d{2}|[A-Za-z]{1,4})?$/i;
 /** "November 19, 2019", "Nov. 19, 2019 4:00 am CST". */
-const MONTH_DAY = /^(?:[A-Za-z]+,?\s+)?([A-Za-z]{3,9})\.?\s+(\d{1,2}),?\s+(\d{4})(?:,?\s+(?:at\s+)?(\d{1,2}):(\d{2})(?::(\d{2}))?\s*([ap]\.?m\.?)?)?\s*(Z|[+-]\d{2}:?\d{2}|[A-Za-z]{1,4})?$/i;
+const MONTH_DAY =
+  /^(?:[A-Za-z]+,?\s+)?([A-Za-z]{3,9})\.?\s+(\d{1,2}),?\s+(\d{4})(?:,?\s+(?:at\s+)?(\d{1,2}):(\d{2})(?::(\d{2}))?\s*([ap]\.?m\.?)?)?\s*(Z|[+-]\d{2}:?\d{2}|[A-Za-z]{1,4})?$/i;
 
 /**
  * A date as ISO 8601: "2019-11-19T10:43:00+01:00" when the page states an offset (a zone name becomes
@@ -49,8 +62,15 @@ function monthOf(name: string): number {
 }
 
 function compose(
-  year: number, month: number, day: number, hour: string | undefined, minute: string | undefined, second: string | undefined,
-  fraction: string | undefined, meridiem: string | null, zone: string | undefined,
+  year: number,
+  month: number,
+  day: number,
+  hour: string | undefined,
+  minute: string | undefined,
+  second: string | undefined,
+  fraction: string | undefined,
+  meridiem: string | null,
+  zone: string | undefined,
 ): string | null {
   if (year < 1900 || year > 2200 || month < 1 || month > 12 || day < 1 || day > daysIn(year, month)) return null;
   const date = `${year}-${pad(month)}-${pad(day)}`;
@@ -113,7 +133,9 @@ const MAX_NAMES = 20;
 export function authorNames(values: readonly string[]): string[] {
   const found: string[] = [];
   for (const value of values) {
-    const text = cleanText(value).replace(/^(?:by|von|par|por|di|door|av|af|автор:?)\s+/i, '').replace(/\s*[|•·]\s*.*$/, '');
+    const text = cleanText(value)
+      .replace(/^(?:by|von|par|por|di|door|av|af|автор:?)\s+/i, '')
+      .replace(/\s*[|•·]\s*.*$/, '');
     if (text === '' || /^(?:https?:)?\/\//i.test(text) || /^@\w+$/.test(text)) continue;
     for (const name of splitNames(text)) {
       const clean = truncate(name.replace(/[,;:]+$/, '').trim(), MAX_NAME_CHARS);

@@ -2,7 +2,8 @@
 import type { AnyNode, Element } from 'domhandler';
 import { cleanText, isElement, visibleText } from './dom-helpers.js';
 import type { Page } from './page.js';
-import type { ArticleCandidate, ArticleCandidateFields, ArticleExtractor } from './types.js';
+import type { ArticleCandidate, ArticleCandidateFields } from './types.js';
+import type { ArticleExtractor } from './extractor.js';
 
 /** Regions whose dates and names belong to other texts: comments, reviews, related stories, sidebars. */
 const OTHER_TEXTS = /comment|review|related|recommend|sidebar|widget|teaser|promo|more-stories|popular|trending/i;

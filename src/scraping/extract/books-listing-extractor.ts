@@ -2,7 +2,8 @@
 import type { Element } from 'domhandler';
 import { absoluteUrl, descendants, hasAncestorWithin, priceFromText, textField, visibleText, withFields } from './dom-helpers.js';
 import type { Page } from './page.js';
-import type { Candidate, Extractor } from './types.js';
+import type { Candidate } from './types.js';
+import type { Extractor } from './extractor.js';
 
 const hasClass = (el: Element, name: string): boolean => (el.attribs['class'] ?? '').split(/\s+/).includes(name);
 const isHeading3 = (el: Element): boolean => el.name === 'h3';

@@ -111,7 +111,10 @@ export function classifyPage(e: PageEvidence): PageVerdict {
     return verdict(e.selectorItems === 1 ? 'product' : 'listing', `your selectors matched ${e.selectorItems} item${e.selectorItems === 1 ? '' : 's'}`);
   }
   if (articleOutweighsProducts(e)) {
-    const others = s.priced > 0 ? [`the ${s.priced} priced item${s.priced === 1 ? '' : 's'} it also marks up ${s.priced === 1 ? 'is' : 'are'} not the page's own (ads, events, reviewed products)`] : [];
+    const others =
+      s.priced > 0
+        ? [`the ${s.priced} priced item${s.priced === 1 ? '' : 's'} it also marks up ${s.priced === 1 ? 'is' : 'are'} not the page's own (ads, events, reviewed products)`]
+        : [];
     return verdict('article', "structured data marks up the page's own article", ...others);
   }
   const cards = e.heuristics?.pricedCards ?? 0;
@@ -127,7 +130,12 @@ export function classifyPage(e: PageEvidence): PageVerdict {
     return verdict('listing', `structured data marks up ${s.priced} priced products and none is the page's own`);
   }
   if (isOpenGraphProduct(e)) {
-    return verdict('product', e.openGraph.type !== null && /product/i.test(e.openGraph.type) ? `og:type is "${e.openGraph.type}"` : 'the page states its price in Open Graph tags (product:price:amount or og:price)');
+    return verdict(
+      'product',
+      e.openGraph.type !== null && /product/i.test(e.openGraph.type)
+        ? `og:type is "${e.openGraph.type}"`
+        : 'the page states its price in Open Graph tags (product:price:amount or og:price)',
+    );
   }
   if (e.layoutItems > 0) {
     return verdict('listing', `a known listing layout with ${e.layoutItems} items (books product pods)`);

@@ -2,6 +2,7 @@
 import { load } from 'cheerio';
 import type { AnyNode, Element } from 'domhandler';
 import { parsePrice } from '../price.js';
+import { BLOCKS } from './html-blocks.js';
 import type { CandidateFields, Located } from './types.js';
 
 export const MAX_TITLE_CHARS = 500;
@@ -10,19 +11,25 @@ export const MAX_DESCRIPTION_CHARS = 1000;
 /** Elements whose text is code or markup, never something a reader sees. */
 const INVISIBLE_TAGS: ReadonlySet<string> = new Set(['script', 'style', 'noscript', 'template', 'head']);
 
-/** Elements that start a new line when rendered; their text must not run into the neighbour's. */
-const BLOCK_TAGS: ReadonlySet<string> = new Set([
-  'address', 'article', 'aside', 'blockquote', 'br', 'dd', 'div', 'dl', 'dt', 'figcaption', 'figure', 'footer',
-  'form', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'hr', 'li', 'main', 'nav', 'ol', 'p', 'pre', 'section',
-  'table', 'td', 'th', 'tr', 'ul',
-]);
+/** The attribute holding the URL an element links or embeds (as microdata and RDFa read a property's value). */
+export const URL_ATTRIBUTES: ReadonlyMap<string, string> = new Map(
+  Object.entries({ a: 'href', area: 'href', link: 'href', img: 'src', source: 'src', iframe: 'src', video: 'src', audio: 'src', embed: 'src', track: 'src', object: 'data' }),
+);
+
+/** Elements whose text must not run into the neighbour's: blocks, line breaks and table cells. */
+const SPACED: ReadonlySet<string> = new Set([...BLOCKS, 'br', 'td', 'th']);
 
 /**
  * Collapses every run of whitespace (NBSP included) to one space and trims. Drops NUL, which JSON-LD
  * strings may carry and PostgreSQL text cannot store.
  */
 export function cleanText(text: string | null | undefined): string {
-  return typeof text === 'string' ? text.replace(/\u0000/g, '').replace(/\s+/g, ' ').trim() : '';
+  return typeof text === 'string'
+    ? text
+        .replace(/\u0000/g, '')
+        .replace(/\s+/g, ' ')
+        .trim()
+    : '';
 }
 
 /**
@@ -57,7 +64,7 @@ export function visibleText(node: AnyNode | undefined): string {
     } else if (current.type === 'text') {
       parts.push(current.data);
     } else if (isElement(current) && !INVISIBLE_TAGS.has(current.name)) {
-      const gap = BLOCK_TAGS.has(current.name) ? ' ' : '';
+      const gap = SPACED.has(current.name) ? ' ' : '';
       stack.push(gap);
       for (let i = current.children.length - 1; i >= 0; i -= 1) stack.push(current.children[i]!);
       stack.push(gap);

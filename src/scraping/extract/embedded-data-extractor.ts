@@ -5,7 +5,8 @@ import { embeddedJson } from './embedded-json.js';
 import { namesPage, pageNames } from './main-heading.js';
 import type { Page } from './page.js';
 import { asIdentifier } from './product-codes.js';
-import type { Candidate, CandidateFields, Extractor, Located } from './types.js';
+import type { Candidate, CandidateFields, Located } from './types.js';
+import type { Extractor } from './extractor.js';
 
 /** Names of hidden form fields that carry the product's id ("ASIN", "product_id", "adno"). */
 const ID_FIELD = /^(?:asin|sku|product[-_]?(?:id|code|sku|no|number)|products_id|productid|item[-_]?(?:id|no|number)|ad[-_]?(?:no|id)|article[-_]?(?:id|no|number))$/i;
@@ -97,7 +98,11 @@ function ecommerceProduct(object: Record<string, unknown>, path: string): Found 
   if (ecommerce === null || typeof ecommerce !== 'object') return undefined;
   const e = ecommerce as Record<string, unknown>;
   const detail = e['detail'] as Record<string, unknown> | undefined;
-  const products = Array.isArray(detail?.['products']) ? (detail['products'] as unknown[]) : Array.isArray(e['items']) && (e['items'] as unknown[]).length === 1 ? (e['items'] as unknown[]) : [];
+  const products = Array.isArray(detail?.['products'])
+    ? (detail['products'] as unknown[])
+    : Array.isArray(e['items']) && (e['items'] as unknown[]).length === 1
+      ? (e['items'] as unknown[])
+      : [];
   const product = products[0];
   if (product === null || typeof product !== 'object') return undefined;
   const code = codeOf(product as Record<string, unknown>);
@@ -146,9 +151,12 @@ function priceInAttributes(page: Page): CandidateFields {
 }
 
 function attributePrice(page: Page, el: Element): CandidateFields | undefined {
-  const [attribute, currencyAttribute] = el.attribs['data-asin-price'] !== undefined
-    ? ['data-asin-price', 'data-asin-currency-code']
-    : el.attribs['data-price-type'] === 'finalPrice' ? ['data-price-amount', undefined] : [undefined, undefined];
+  const [attribute, currencyAttribute] =
+    el.attribs['data-asin-price'] !== undefined
+      ? ['data-asin-price', 'data-asin-currency-code']
+      : el.attribs['data-price-type'] === 'finalPrice'
+        ? ['data-price-amount', undefined]
+        : [undefined, undefined];
   const raw = attribute === undefined ? '' : (el.attribs[attribute] ?? '').trim();
   if (!/^\d{1,12}(?:\.\d{1,4})?$/.test(raw) || Number(raw) === 0) return undefined;
   const locator = `${page.cssPath(el)}[${attribute}]`;

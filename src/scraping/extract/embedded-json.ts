@@ -77,7 +77,8 @@ function matchingBracket(text: string, start: number, limit: number): number {
   for (let i = start; i < stop; i += 1) {
     const char = text.charCodeAt(i);
     if (inString) {
-      if (char === 92) i += 1; // backslash: skip the escaped character
+      if (char === 92)
+        i += 1; // backslash: skip the escaped character
       else if (char === 34) inString = false;
       continue;
     }

@@ -15,7 +15,8 @@ import { parsePage, type Page } from './page.js';
 import { productCardsExtractor } from './product-cards-extractor.js';
 import { readRdfa } from './rdfa-extractor.js';
 import { selectorsExtractor } from './selectors-extractor.js';
-import type { ArticleCandidate, Candidate, ExtractionResult, Extractor, ItemFields, PageExplanation, PageVerdict, Selectors, Source } from './types.js';
+import type { ArticleCandidate, Candidate, ExtractionResult, ItemFields, PageExplanation, PageVerdict, Selectors, Source } from './types.js';
+import type { Extractor } from './extractor.js';
 import { urlExtractor } from './url-extractor.js';
 import { readVisible } from './visible-extractor.js';
 
@@ -48,7 +49,11 @@ export function extract(html: string, pageUrl: string, options: ExtractOptions =
   const selectorItems = options.selectors === undefined ? [] : run(selectorsExtractor);
   const readings = [readJsonLd, readMicrodata, readRdfa].map((read) => safely(() => read(page), null));
   const structured = readings.flatMap((r) => r?.candidates ?? []);
-  for (const source of STRUCTURED) found.set(source, structured.filter((c) => c.source === source));
+  for (const source of STRUCTURED)
+    found.set(
+      source,
+      structured.filter((c) => c.source === source),
+    );
   run(openGraphExtractor);
   run(metaExtractor);
   const layout = run(booksListingExtractor);
@@ -132,7 +137,14 @@ export function extract(html: string, pageUrl: string, options: ExtractOptions =
   }
 
   const dropped: PageExplanation['dropped'] = [];
-  const groups = assemble(verdict, { found, structuredGroups, main: main?.group ?? null, pageScope: [...(found.get('opengraph') ?? []), ...(found.get('meta') ?? [])], selectorItems, dropped });
+  const groups = assemble(verdict, {
+    found,
+    structuredGroups,
+    main: main?.group ?? null,
+    pageScope: [...(found.get('opengraph') ?? []), ...(found.get('meta') ?? [])],
+    selectorItems,
+    dropped,
+  });
   const merged = groups.flatMap((group) => {
     const result = mergeGroup(group, explain);
     return result === null ? [] : [result];
@@ -185,10 +197,13 @@ function assemble(verdict: PageVerdict, f: Found): Candidate[][] {
       // The page's own product: its structured main (every source that describes it) and what the page says of itself.
       const group = [...(f.main ?? []), ...f.pageScope, ...all('visible'), ...all('embedded-data'), ...all('url')];
       for (const source of STRUCTURED) {
-        const others = f.structuredGroups.filter((g) => g !== f.main).flat().filter((c) => c.source === source).length;
+        const others = f.structuredGroups
+          .filter((g) => g !== f.main)
+          .flat()
+          .filter((c) => c.source === source).length;
         if (others > 0) f.dropped.push({ source, count: others, reason: "structured products other than the page's own (related, accessories)" });
       }
-      dropAll('product-cards', "cards on a product page are other products (related items, carousels)");
+      dropAll('product-cards', 'cards on a product page are other products (related items, carousels)');
       return group.length === 0 ? [] : [group];
     }
     case 'listing': {

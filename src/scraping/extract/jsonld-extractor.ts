@@ -3,7 +3,8 @@ import type { Element } from 'domhandler';
 import { decodeEntities } from './dom-helpers.js';
 import type { Page } from './page.js';
 import { readSchemaOrg, type SdoNode, type SdoReading, type SdoValue } from './schema-org.js';
-import type { Candidate, Extractor } from './types.js';
+import type { Candidate } from './types.js';
+import type { Extractor } from './extractor.js';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
@@ -79,7 +80,7 @@ function createConverter(data: Json, base: string, budget: { nodes: number }) {
   const index = (value: Json, path: string, depth: number): void => {
     if (depth > MAX_DEPTH || value === null || typeof value !== 'object') return;
     if (Array.isArray(value)) {
-      value.forEach((item, i) => index(item, `${path}[${i}]`, depth + 1));
+      for (const [i, item] of value.entries()) index(item, `${path}[${i}]`, depth + 1);
       return;
     }
     const id = value['@id'];
@@ -98,9 +99,7 @@ function createConverter(data: Json, base: string, budget: { nodes: number }) {
     for (const [key, value] of Object.entries(object)) {
       if (key === '@type' || key === '@context') continue;
       const name = key.startsWith('@') ? key : localName(key);
-      const values = Array.isArray(value)
-        ? value.flatMap((item, i) => toValues(item, `${path}.${key}[${i}]`, depth + 1))
-        : toValues(value, `${path}.${key}`, depth + 1);
+      const values = Array.isArray(value) ? value.flatMap((item, i) => toValues(item, `${path}.${key}[${i}]`, depth + 1)) : toValues(value, `${path}.${key}`, depth + 1);
       if (values.length > 0) node.props.set(name, [...(node.props.get(name) ?? []), ...values]);
     }
     return node;

@@ -27,9 +27,7 @@ const MIN_NAMING_CHARS = 8;
 export function pageNames(page: Page): string[] {
   const title = page.elements.find((el) => el.name === 'title');
   const titleText = title === undefined ? '' : cleanText(title.children.map((c) => ('data' in c ? c.data : '')).join(''));
-  return [titleText, page.metaContent('og:title') ?? '', page.metaContent('twitter:title') ?? '']
-    .map(normalise)
-    .filter((name) => name !== '');
+  return [titleText, page.metaContent('og:title') ?? '', page.metaContent('twitter:title') ?? ''].map(normalise).filter((name) => name !== '');
 }
 
 /** True when `text` names the page: one of its names contains it (long enough to mean something) or equals it. */

@@ -91,5 +91,7 @@ function availability(first: Candidate, visible: Candidate): FieldChoice | undef
 function availableVariant(first: Candidate, ordered: readonly Candidate[]): FieldChoice | undefined {
   if (!DOES_NOT_BUY.has(first.fields.availability!.value)) return undefined;
   const variant = ordered.find((c) => c.source === first.source && c !== first && c.fields.availability?.value === 'in_stock');
-  return variant === undefined ? undefined : { from: variant, why: `one of the product's variants in ${first.source} is in stock (${variant.locator}); the first is ${first.fields.availability!.value}` };
+  return variant === undefined
+    ? undefined
+    : { from: variant, why: `one of the product's variants in ${first.source} is in stock (${variant.locator}); the first is ${first.fields.availability!.value}` };
 }

@@ -194,7 +194,8 @@ export function mergeGroup(group: readonly Candidate[], explain = false): Merged
     chosen.sku = chosen.gtin;
     chosenFrom.set('sku', from);
     provenance.sku = { source: from.source, locator: boundedLocator(located.locator) };
-    if (explain) decisions.sku = { chosen: { source: from.source, locator: located.locator, value: chosen.gtin }, why: 'no source states a sku; the GTIN identifies the product', others: [] };
+    if (explain)
+      decisions.sku = { chosen: { source: from.source, locator: located.locator, value: chosen.gtin }, why: 'no source states a sku; the GTIN identifies the product', others: [] };
   }
 
   const priceFrom = chosenFrom.get('price');

@@ -3,7 +3,8 @@ import { parsePrice } from '../price.js';
 import { absoluteUrl, cleanText, visibleText } from './dom-helpers.js';
 import type { MetaTag, Page } from './page.js';
 import { availabilityFromText, toGtin } from './schema-org.js';
-import type { Availability, Candidate, CandidateFields, Extractor, Located } from './types.js';
+import type { Availability, Candidate, CandidateFields, Located } from './types.js';
+import type { Extractor } from './extractor.js';
 
 /** Tags read for each field, most specific first; the first present wins. */
 interface TagTable {
@@ -102,12 +103,12 @@ function readTags(page: Page, table: TagTable): CandidateFields | null {
   const currency = tag(table.currency);
   if (currency !== undefined && /^[a-z]{3}$/i.test(currency.content)) fields.currency = located(currency, currency.content.toUpperCase());
   const list = tag(table.list_price);
-  const listAmount = list === undefined ? null : parsePrice(list.content)?.amount ?? null;
+  const listAmount = list === undefined ? null : (parsePrice(list.content)?.amount ?? null);
   if (list !== undefined && listAmount !== null && (fields.price === undefined || listAmount > fields.price.value)) {
     fields.list_price = located(list, listAmount);
   }
   const availability = tag(table.availability);
-  const known = availability === undefined ? null : availabilityFromText(availability.content) ?? availabilityWords(availability.content);
+  const known = availability === undefined ? null : (availabilityFromText(availability.content) ?? availabilityWords(availability.content));
   if (availability !== undefined && known !== null) fields.availability = located(availability, known);
   for (const name of ['brand', 'sku', 'description'] as const) {
     const found = tag(table[name]);

@@ -1,9 +1,10 @@
 // Reads HTML microdata (itemscope/itemtype/itemprop, itemref) into schema.org items.
 import type { AnyNode, Element } from 'domhandler';
-import { isElement } from './dom-helpers.js';
+import { isElement, URL_ATTRIBUTES } from './dom-helpers.js';
 import type { Page } from './page.js';
 import { markupValue, readSchemaOrg, type SdoNode, type SdoReading, type SdoValue } from './schema-org.js';
-import type { Candidate, Extractor } from './types.js';
+import type { Candidate } from './types.js';
+import type { Extractor } from './extractor.js';
 
 /** Item scopes read per page at most; each costs a walk of its subtree. */
 const MAX_ITEMS = 5000;
@@ -103,18 +104,14 @@ function nearestScope(el: Element): Element | null {
   return null;
 }
 
-const URL_ATTRIBUTES: ReadonlyMap<string, string> = new Map([
-  ['a', 'href'], ['area', 'href'], ['link', 'href'], ['img', 'src'], ['source', 'src'], ['iframe', 'src'], ['video', 'src'],
-  ['audio', 'src'], ['embed', 'src'], ['track', 'src'], ['object', 'data'],
-]);
-
 /**
  * A property's value per the microdata spec (href/src for links and media, datetime, value), with
  * a `content` attribute winning on any element, as shops put it on spans.
  */
 function textValue(el: Element, page: Page): SdoValue {
-  const attribute = el.attribs['content'] !== undefined ? 'content'
-    : URL_ATTRIBUTES.get(el.name)
-    ?? (el.name === 'time' ? 'datetime' : el.name === 'data' || el.name === 'meter' ? 'value' : undefined);
+  const attribute =
+    el.attribs['content'] !== undefined
+      ? 'content'
+      : (URL_ATTRIBUTES.get(el.name) ?? (el.name === 'time' ? 'datetime' : el.name === 'data' || el.name === 'meter' ? 'value' : undefined));
   return markupValue(el, attribute, page.cssPath(el));
 }

@@ -8,7 +8,8 @@ import { stockFromText } from './stock-text.js';
 import type { Availability, Located } from './types.js';
 
 /** Stock statements about a way to get the product (pickup, delivery) or another thing (chat), not its stock. */
-const OTHER_SUBJECT = /chat|wish ?list|\blist\b|registry|pick ?up|in[- ]store|\bstores?\b|collect|deliver|shipping|ship to|lieferung|lieferzeit|abhol|filiale|im markt|retrait|magasin|livraison|recogida|tienda|ritiro|negozio|spedizione|odbiór|w sklepie|доставк|самовывоз|магазин|店舗|門市|门店|매장/i;
+const OTHER_SUBJECT =
+  /chat|wish ?list|\blist\b|registry|pick ?up|in[- ]store|\bstores?\b|collect|deliver|shipping|ship to|lieferung|lieferzeit|abhol|filiale|im markt|retrait|magasin|livraison|recogida|tienda|ritiro|negozio|spedizione|odbiór|w sklepie|доставк|самовывоз|магазин|店舗|門市|门店|매장/i;
 
 /** How far (tree steps) a label may sit from the identifier it names ("<dt>SKU</dt><dd>123</dd>"). */
 const MAX_LABEL_DISTANCE = 4;
@@ -83,16 +84,23 @@ export function shownCode(page: Page, seen: PageTexts, titleEl: Element): Found<
     const steps = distance(el, titleEl);
     if (best === undefined || steps < best.steps) best = { located: { value, locator: page.cssPath(el), cue }, steps };
   };
-  seen.texts.forEach(({ text, el }, i) => {
+  for (const [i, { text, el }] of seen.texts.entries()) {
     const labelled = codeLabel(text);
-    if (labelled === null) return;
-    if (labelled.value !== null) return consider(labelled.value, el, `labelled "${labelled.label}"`);
+    if (labelled === null) continue;
+    const cue = `labelled "${labelled.label}"`;
+    if (labelled.value !== null) {
+      consider(labelled.value, el, cue);
+      continue;
+    }
     // The identifier in the next text or two, when it sits beside the label.
     for (const next of seen.texts.slice(i + 1, i + 3)) {
       const value = asIdentifier(next.text);
-      if (value !== null && next.text.length <= value.length + 2 && distance(el, next.el) <= MAX_LABEL_DISTANCE) return consider(value, next.el, `labelled "${labelled.label}"`);
+      if (value !== null && next.text.length <= value.length + 2 && distance(el, next.el) <= MAX_LABEL_DISTANCE) {
+        consider(value, next.el, cue);
+        break;
+      }
     }
-  });
+  }
   for (const el of seen.codeMarked) {
     const text = cleanText(visibleText(el));
     const value = text.length <= 80 ? markedCode(text, el.attribs['content']) : null;

@@ -22,22 +22,110 @@ export const MAX_PRICE_CHARS = 40;
 /** Price-like text about something else: shipping, savings, instalments, prices before tax, other sellers' offers. */
 const NOT_THE_PRICE = new RegExp(
   [
-    'shipping', 'delivery', 'postage', 'orders? (?:over|above|from)', 'spend', '\\bsave\\b', '\\boff\\b', 'coupon', 'voucher', 'reward', 'points', 'per month',
-    '/ ?mo\\b', '/ ?month', 'financ', 'klarna', 'afterpay', 'instal?lments?', 'interest',
-    'excl\\.?\\b', 'excluding', 'ex\\.? vat', 'without (?:vat|tax)', 'before tax',
+    'shipping',
+    'delivery',
+    'postage',
+    'orders? (?:over|above|from)',
+    'spend',
+    '\\bsave\\b',
+    '\\boff\\b',
+    'coupon',
+    'voucher',
+    'reward',
+    'points',
+    'per month',
+    '/ ?mo\\b',
+    '/ ?month',
+    'financ',
+    'klarna',
+    'afterpay',
+    'instal?lments?',
+    'interest',
+    'excl\\.?\\b',
+    'excluding',
+    'ex\\.? vat',
+    'without (?:vat|tax)',
+    'before tax',
     // Other sellers' offers beside the buy box ("New & used (4) from 63,06 €", "Promozioni").
-    'offers? from', '\\(\\d+\\) (?:from|ab|à partir de|desde|da|od|от)', 'other sellers',
+    'offers? from',
+    '\\(\\d+\\) (?:from|ab|à partir de|desde|da|od|от)',
+    'other sellers',
     // An auction's opening bid and estimate are not what a buyer pays now.
-    'starting (?:price|bid)', 'opening bid', 'estimate', 'startpreis', 'mindestgebot', 'prix de départ', 'mise à prix', 'precio de salida', 'base d\'asta', 'buying choices', 'new (?:&|and) used', 'used (?:&|and) new', 'neufs? (?:&|et) occasions?', 'neu (?:&|und) gebraucht',
-    'nuovi? e usati?', 'nuevos? y usados?',
+    'starting (?:price|bid)',
+    'opening bid',
+    'estimate',
+    'startpreis',
+    'mindestgebot',
+    'prix de départ',
+    'mise à prix',
+    'precio de salida',
+    "base d'asta",
+    'buying choices',
+    'new (?:&|and) used',
+    'used (?:&|and) new',
+    'neufs? (?:&|et) occasions?',
+    'neu (?:&|und) gebraucht',
+    'nuovi? e usati?',
+    'nuevos? y usados?',
     // German, French, Spanish, Italian, Portuguese, Dutch
-    'versand', 'lieferung', 'ohne mwst', 'zzgl', '(?<![\\p{L}])netto', 'monatlich', '(?<![\\p{L}])raten', 'gutschein', 'livraison', 'frais de port', 'hors taxe', '\\bht\\b', 'par mois',
-    'mensualit', 'économisez', 'envío', 'ahorra', 'cuotas', 'al mes', 'sin iva', 'spedizione', 'risparmi', 'al mese', 'senza iva', 'frete', 'parcela',
-    'economize', 'sem iva', 'verzend', 'bezorg',
+    'versand',
+    'lieferung',
+    'ohne mwst',
+    'zzgl',
+    '(?<![\\p{L}])netto',
+    'monatlich',
+    '(?<![\\p{L}])raten',
+    'gutschein',
+    'livraison',
+    'frais de port',
+    'hors taxe',
+    '\\bht\\b',
+    'par mois',
+    'mensualit',
+    'économisez',
+    'envío',
+    'ahorra',
+    'cuotas',
+    'al mes',
+    'sin iva',
+    'spedizione',
+    'risparmi',
+    'al mese',
+    'senza iva',
+    'frete',
+    'parcela',
+    'economize',
+    'sem iva',
+    'verzend',
+    'bezorg',
     // Central and Eastern Europe
-    'dostawa', 'wysyłka', 'bez dph', 'doprava', 'brez ddv', 'dostava', 'bezmaksas', 'доставка', 'в месяц', 'без ндс', 'экономия',
+    'dostawa',
+    'wysyłka',
+    'bez dph',
+    'doprava',
+    'brez ddv',
+    'dostava',
+    'bezmaksas',
+    'доставка',
+    'в месяц',
+    'без ндс',
+    'экономия',
     // Asia and the Middle East
-    '運費', '运费', '免運', '免运', '配送', '送料', 'ポイント', '\\d\\s*點', '點數', '积分', '積分', '配送料', '배송', '적립', 'משלוח',
+    '運費',
+    '运费',
+    '免運',
+    '免运',
+    '配送',
+    '送料',
+    'ポイント',
+    '\\d\\s*點',
+    '點數',
+    '积分',
+    '積分',
+    '配送料',
+    '배송',
+    '적립',
+    'משלוח',
   ].join('|'),
   'iu',
 );
@@ -52,13 +140,17 @@ const CART_SUM = /subtotal|basket|\bcart\b|\btotal\b|warenkorb|panier|carrito|ca
 const UNIT_PRICE = new RegExp(
   [
     '/ ?(?:\\d+ ?)?(?:kg|g|gr|l|ltr|ml|cl|m|m2|m²|m³|cm|lb|oz|unit|unité|unidad|unità|stück|stk|piece|pc|pcs|each|ea|шт|кг|л)(?![\\p{L}])',
-    '\\bper (?:\\d+ ?)?(?:kg|g|l|ml|unit|piece|item|lb|oz|m)\\b', '\\bpro (?:kg|stück|liter|meter)\\b', '\\bprix au (?:kg|litre)\\b', '\\bje (?:kg|stück)\\b',
+    '\\bper (?:\\d+ ?)?(?:kg|g|l|ml|unit|piece|item|lb|oz|m)\\b',
+    '\\bpro (?:kg|stück|liter|meter)\\b',
+    '\\bprix au (?:kg|litre)\\b',
+    '\\bje (?:kg|stück)\\b',
   ].join('|'),
   'iu',
 );
 
 /** Labels of a price that no longer applies. */
-const STALE_LABEL = /^(?:was|regular price|regular|list price|rrp|msrp|uvp|statt|avant|au lieu de|prix barré|prix initial|antes|precio anterior|prima|prezzo consigliato|старая цена|было|原價|原价|정가|定価|通常価格|参考価格|市價|市价)(?![\p{L}])\s*:?/iu;
+const STALE_LABEL =
+  /^(?:was|regular price|regular|list price|rrp|msrp|uvp|statt|avant|au lieu de|prix barré|prix initial|antes|precio anterior|prima|prezzo consigliato|старая цена|было|原價|原价|정가|定価|通常価格|参考価格|市價|市价)(?![\p{L}])\s*:?/iu;
 const STALE_WORDS = /(?:^|[^a-z]|price)(?:old|was|regular|strike|strikethrough|line-?through|crossed|compare|before|original|rrp|list|msrp|barred)(?:[^a-z]|$)/i;
 const STRUCK_TAGS: ReadonlySet<string> = new Set(['del', 's', 'strike']);
 
@@ -66,7 +158,8 @@ const STRUCK_TAGS: ReadonlySet<string> = new Set(['del', 's', 'strike']);
 const NOW_LABEL = /(?:^|[^\p{L}])(?:now|jetzt|maintenant|ahora|ora|agora|nu|teraz|сейчас)\s*:?\s*(?=\D{0,4}\d)/iu;
 
 /** Labels, aria-labels and class names that say "this is the price to pay now". */
-const SALE_LABEL = /sale[-_ ]?price|prix de l'offre|special[-_ ]?price|current[-_ ]?price|price[-_ ]?now|now[-_ ]?price|our[-_ ]?price|deal[-_ ]?price|offer[-_ ]?price|your[-_ ]?price|final[-_ ]?price|selling[-_ ]?price|price[-_ ]?(?:sale|special|current|final|new)|pricenew|prix de vente|prix actuel|verkaufspreis|aktueller preis|angebotspreis|precio de venta|precio actual|prezzo di vendita|prezzo attuale|preço atual|cena sprzedaży|цена продажи|текущая цена|판매가|할인가|售價|售价|特價|特价|販売価格|セール価格/iu;
+const SALE_LABEL =
+  /sale[-_ ]?price|prix de l'offre|special[-_ ]?price|current[-_ ]?price|price[-_ ]?now|now[-_ ]?price|our[-_ ]?price|deal[-_ ]?price|offer[-_ ]?price|your[-_ ]?price|final[-_ ]?price|selling[-_ ]?price|price[-_ ]?(?:sale|special|current|final|new)|pricenew|prix de vente|prix actuel|verkaufspreis|aktueller preis|angebotspreis|precio de venta|precio actual|prezzo di vendita|prezzo attuale|preço atual|cena sprzedaży|цена продажи|текущая цена|판매가|할인가|售價|售价|特價|特价|販売価格|セール価格/iu;
 
 /** Ids of the buy box's price on shops that name it (Amazon's #priceblock_*, #corePrice*, #price_inside_buybox), and buy boxes in general. */
 const BUY_BOX_PRICE = /priceblock_(?:our|deal|sale)price|price_inside_buybox|newbuyboxprice|coreprice|apexprice|buy-?box|buy_box/i;

@@ -3,7 +3,8 @@ import type { AnyNode, Element } from 'domhandler';
 import { parsePrice } from '../price.js';
 import { absoluteUrl, cleanText, closestWithin, descendants, hasAncestorWithin, isElement, priceFromText, textField, visibleText, withFields } from './dom-helpers.js';
 import type { Page } from './page.js';
-import type { Candidate, Extractor } from './types.js';
+import type { Candidate } from './types.js';
+import type { Extractor } from './extractor.js';
 
 /** Fewer than this many priced cards is a coincidence, not a listing. */
 const MIN_PRICED_CARDS = 2;
@@ -27,7 +28,8 @@ const WORK_BUDGET = 3_000_000;
 const MAX_LOOSE_PRICE_CHARS = 30;
 
 /** Link texts that are calls to action, never a product's name ("View Details...", "Read more »"). */
-const ACTION_TEXT = /^(?:add to (?:cart|basket|bag)|buy(?: now)?|view(?: details| product| item)?|details|more(?: info| details)?|read more|learn more|see more|shop now|quick ?view|select options|choose options|in stock|out of stock|sold out)[\s.…»>→!]*$/i;
+const ACTION_TEXT =
+  /^(?:add to (?:cart|basket|bag)|buy(?: now)?|view(?: details| product| item)?|details|more(?: info| details)?|read more|learn more|see more|shop now|quick ?view|select options|choose options|in stock|out of stock|sold out)[\s.…»>→!]*$/i;
 
 const SKIPPED_TAGS: ReadonlySet<string> = new Set(['html', 'head', 'body', 'script', 'style', 'noscript', 'template', 'meta', 'link', 'br', 'img', 'svg', 'option']);
 
@@ -67,7 +69,7 @@ function candidateGroups(root: AnyNode): Array<{ depth: number; order: number; m
   const groups = new Map<string, { depth: number; order: number; members: Element[] }>();
   for (const el of descendants(root)) {
     const parent = el.parent;
-    const depth = (parent === null ? 0 : depths.get(parent) ?? 0) + 1;
+    const depth = (parent === null ? 0 : (depths.get(parent) ?? 0)) + 1;
     depths.set(el, depth);
     if (SKIPPED_TAGS.has(el.name) || parent === null || !isElement(parent)) continue;
     const key = `${depth}|${signature(parent)}|${signature(el)}`;
@@ -99,9 +101,7 @@ function analyseGroup(group: { depth: number; order: number; members: Element[] 
  * hold the same products, and the card also holds the link and image), then the first in the page.
  */
 function bestGroup(groups: Group[]): Group | null {
-  const ranked = groups
-    .filter((g) => g.priced >= MIN_PRICED_CARDS)
-    .sort((a, b) => b.priced - a.priced || a.depth - b.depth || a.order - b.order);
+  const ranked = groups.filter((g) => g.priced >= MIN_PRICED_CARDS).sort((a, b) => b.priced - a.priced || a.depth - b.depth || a.order - b.order);
   return ranked[0] ?? null;
 }
 
@@ -111,7 +111,7 @@ function cardItem(card: Element, page: Page): Candidate | null {
   const inside = descendants(card);
   const priceEl = priceElement(card, inside);
   const loose = priceEl === null ? loosePrice(card) : null;
-  const priceText = priceEl === null ? loose?.text ?? '' : visibleText(priceEl) || priceEl.attribs['content'] || '';
+  const priceText = priceEl === null ? (loose?.text ?? '') : visibleText(priceEl) || priceEl.attribs['content'] || '';
   if (priceText === '') return null;
   const titleEl = titleElement(card, inside, priceEl);
   if (titleEl === null) return null;

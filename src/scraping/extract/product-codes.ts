@@ -7,26 +7,135 @@ import type { Element } from 'domhandler';
  */
 const CODE_LABELS: readonly string[] = [
   // English
-  'sku', 'sku code', 'sku number', 'item number', 'item no.', 'item no', 'item #', 'item code', 'item id', 'ebay item number', 'product code', 'product no.',
-  'product no', 'product number', 'product id', 'product ref', 'product reference', 'article number', 'article no.', 'catalogue number', 'cat. no.',
-  'stock code', 'stock number', 'order number', 'order code', 'reference', 'ref.', 'ref', 'post id', 'listing id', 'ad id', 'ad number',
+  'sku',
+  'sku code',
+  'sku number',
+  'item number',
+  'item no.',
+  'item no',
+  'item #',
+  'item code',
+  'item id',
+  'ebay item number',
+  'product code',
+  'product no.',
+  'product no',
+  'product number',
+  'product id',
+  'product ref',
+  'product reference',
+  'article number',
+  'article no.',
+  'catalogue number',
+  'cat. no.',
+  'stock code',
+  'stock number',
+  'order number',
+  'order code',
+  'reference',
+  'ref.',
+  'ref',
+  'post id',
+  'listing id',
+  'ad id',
+  'ad number',
   // German, Dutch, Scandinavian, Finnish
-  'art.-nr.', 'art.-nr', 'art.nr.', 'art.nr', 'art-nr.', 'art-nr', 'art. nr.', 'artikelnummer', 'artikel-nr.', 'artikel-nr', 'artikelnr.', 'artikelnr', 'bestellnummer',
-  'bestell-nr.', 'bestell-nr', 'best.-nr.', 'produktnummer', 'anzeigennummer', 'anzeigen-nr.', 'artikelcode', 'productcode', 'varenummer', 'varenr.', 'varenr',
-  'artikkelnummer', 'tuotenumero', 'tuotekoodi',
+  'art.-nr.',
+  'art.-nr',
+  'art.nr.',
+  'art.nr',
+  'art-nr.',
+  'art-nr',
+  'art. nr.',
+  'artikelnummer',
+  'artikel-nr.',
+  'artikel-nr',
+  'artikelnr.',
+  'artikelnr',
+  'bestellnummer',
+  'bestell-nr.',
+  'bestell-nr',
+  'best.-nr.',
+  'produktnummer',
+  'anzeigennummer',
+  'anzeigen-nr.',
+  'artikelcode',
+  'productcode',
+  'varenummer',
+  'varenr.',
+  'varenr',
+  'artikkelnummer',
+  'tuotenumero',
+  'tuotekoodi',
   // French, Spanish, Portuguese, Italian
-  'réf.', 'réf', 'référence', 'ref. article', 'code article', 'n° article', 'numéro d\'article', 'numéro de l\'objet ebay', 'código', 'cód.', 'código de producto',
-  'código del producto', 'código do produto', 'referencia', 'referência', 'id produto', 'id do produto', 'codice', 'codice articolo', 'codice prodotto',
-  'cod. articolo', 'cod. prodotto', 'numero oggetto ebay', 'riferimento',
+  'réf.',
+  'réf',
+  'référence',
+  'ref. article',
+  'code article',
+  'n° article',
+  "numéro d'article",
+  "numéro de l'objet ebay",
+  'código',
+  'cód.',
+  'código de producto',
+  'código del producto',
+  'código do produto',
+  'referencia',
+  'referência',
+  'id produto',
+  'id do produto',
+  'codice',
+  'codice articolo',
+  'codice prodotto',
+  'cod. articolo',
+  'cod. prodotto',
+  'numero oggetto ebay',
+  'riferimento',
   // Central and Eastern Europe, Greek, Turkish
-  'kod produktu', 'kod', 'numer katalogowy', 'nr katalogowy', 'katalogové číslo', 'kód produktu', 'kód', 'číslo produktu', 'cikkszám', 'termékkód',
-  'cod produs', 'šifra', 'šifra proizvoda', 'koda', 'kataloški broj', 'артикул', 'код', 'код товара', 'код продукта', 'номер товара', 'артикул товара',
-  'κωδικός', 'κωδικός προϊόντος', 'ürün kodu', 'stok kodu',
+  'kod produktu',
+  'kod',
+  'numer katalogowy',
+  'nr katalogowy',
+  'katalogové číslo',
+  'kód produktu',
+  'kód',
+  'číslo produktu',
+  'cikkszám',
+  'termékkód',
+  'cod produs',
+  'šifra',
+  'šifra proizvoda',
+  'koda',
+  'kataloški broj',
+  'артикул',
+  'код',
+  'код товара',
+  'код продукта',
+  'номер товара',
+  'артикул товара',
+  'κωδικός',
+  'κωδικός προϊόντος',
+  'ürün kodu',
+  'stok kodu',
   // Asia
-  '商品編號', '商品编号', '商品番号', '商品コード', '货号', '貨號', '상품번호', '상품코드', '품번', 'mã sản phẩm', 'รหัสสินค้า',
+  '商品編號',
+  '商品编号',
+  '商品番号',
+  '商品コード',
+  '货号',
+  '貨號',
+  '상품번호',
+  '상품코드',
+  '품번',
+  'mã sản phẩm',
+  'รหัสสินค้า',
 ];
 
-const LABEL_ALTERNATIVES = [...CODE_LABELS].sort((a, b) => b.length - a.length).map((l) => l.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|');
+const LABEL_ALTERNATIVES = [...CODE_LABELS]
+  .sort((a, b) => b.length - a.length)
+  .map((l) => l.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+  .join('|');
 
 /**
  * A label at the start of a text, then its separator and whatever follows ("Product code: 51230087",
@@ -42,8 +151,16 @@ const CODE_HINT = /sku|code|ref|number/i;
 
 /** Words (from class, id or test names, split at dashes and camelCase) that name the product's code. */
 const CODE_NAMES: ReadonlyArray<readonly string[]> = [
-  ['sku'], ['product', 'code'], ['product', 'ref'], ['product', 'reference'], ['article', 'number'], ['item', 'number'], ['ref', 'number'],
-  ['cat', 'number'], ['catalog', 'number'], ['part', 'code'],
+  ['sku'],
+  ['product', 'code'],
+  ['product', 'ref'],
+  ['product', 'reference'],
+  ['article', 'number'],
+  ['item', 'number'],
+  ['ref', 'number'],
+  ['cat', 'number'],
+  ['catalog', 'number'],
+  ['part', 'code'],
 ];
 
 /** An identifier: trailing punctuation trimmed, at least one digit, no spaces. */
@@ -89,7 +206,11 @@ export function isCodeMarked(el: Element): boolean {
 
 /** "product-name-catNumber js-sku" -> product, name, cat, number, js, sku. */
 export function nameWords(names: string): string[] {
-  return names.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase().split(/[^a-z0-9]+/).filter((w) => w !== '');
+  return names
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w !== '');
 }
 
 /** The identifier a code-marked element shows: its text without a label ("SKU: 123" -> "123"), or its content attribute. */

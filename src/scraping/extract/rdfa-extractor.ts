@@ -1,9 +1,10 @@
 // Reads RDFa (Lite: vocab/typeof/property/resource, prefixed or full IRIs) into schema.org items.
 import type { Element } from 'domhandler';
-import { isElement } from './dom-helpers.js';
+import { isElement, URL_ATTRIBUTES } from './dom-helpers.js';
 import type { Page } from './page.js';
 import { markupValue, readSchemaOrg, type SdoNode, type SdoReading, type SdoValue } from './schema-org.js';
-import type { Candidate, Extractor } from './types.js';
+import type { Candidate } from './types.js';
+import type { Extractor } from './extractor.js';
 
 /** Typed resources read per page at most. */
 const MAX_ITEMS = 5000;
@@ -54,14 +55,13 @@ function terms(value: string | undefined): string[] {
     .map((t) => t.replace(/^.*[/#:]/, ''));
 }
 
-const IRI_ATTRIBUTES: ReadonlyMap<string, string> = new Map([
-  ['a', 'href'], ['area', 'href'], ['link', 'href'], ['img', 'src'], ['source', 'src'], ['iframe', 'src'], ['video', 'src'], ['audio', 'src'],
-]);
-
 /** `content` first, then `resource`/`href`/`src`, `datetime`, else the text. */
 function textValue(el: Element, page: Page): SdoValue {
-  const attribute = el.attribs['content'] !== undefined ? 'content'
-    : el.attribs['resource'] !== undefined ? 'resource'
-    : IRI_ATTRIBUTES.get(el.name) ?? (el.name === 'time' ? 'datetime' : undefined);
+  const attribute =
+    el.attribs['content'] !== undefined
+      ? 'content'
+      : el.attribs['resource'] !== undefined
+        ? 'resource'
+        : (URL_ATTRIBUTES.get(el.name) ?? (el.name === 'time' ? 'datetime' : undefined));
   return markupValue(el, attribute, page.cssPath(el));
 }

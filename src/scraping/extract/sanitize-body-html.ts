@@ -4,9 +4,52 @@ import { absoluteUrl } from './dom-helpers.js';
 
 /** What an article's text is written with; anything else is dropped and its text kept (or, for NEVER_TEXT, dropped too). */
 const TAGS = [
-  'p', 'br', 'hr', 'h2', 'h3', 'h4', 'h5', 'h6', 'blockquote', 'pre', 'code', 'ul', 'ol', 'li', 'dl', 'dt', 'dd',
-  'em', 'strong', 'b', 'i', 'u', 's', 'del', 'ins', 'sub', 'sup', 'small', 'mark', 'abbr', 'cite', 'q', 'time',
-  'a', 'img', 'figure', 'table', 'caption', 'thead', 'tbody', 'tfoot', 'tr', 'th', 'td', 'div', 'span',
+  'p',
+  'br',
+  'hr',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'blockquote',
+  'pre',
+  'code',
+  'ul',
+  'ol',
+  'li',
+  'dl',
+  'dt',
+  'dd',
+  'em',
+  'strong',
+  'b',
+  'i',
+  'u',
+  's',
+  'del',
+  'ins',
+  'sub',
+  'sup',
+  'small',
+  'mark',
+  'abbr',
+  'cite',
+  'q',
+  'time',
+  'a',
+  'img',
+  'figure',
+  'table',
+  'caption',
+  'thead',
+  'tbody',
+  'tfoot',
+  'tr',
+  'th',
+  'td',
+  'div',
+  'span',
 ];
 
 /**
@@ -14,7 +57,26 @@ const TAGS = [
  * whole. sanitize-html's own list, plus the raw-text elements a browser parses differently from htmlparser2
  * (xmp, plaintext, noembed...), so nothing inside them can come back as markup.
  */
-const NEVER_TEXT = ['script', 'style', 'textarea', 'option', 'noscript', 'xmp', 'plaintext', 'noembed', 'noframes', 'iframe', 'template', 'title', 'svg', 'math', 'object', 'embed', 'select', 'button'];
+const NEVER_TEXT = [
+  'script',
+  'style',
+  'textarea',
+  'option',
+  'noscript',
+  'xmp',
+  'plaintext',
+  'noembed',
+  'noframes',
+  'iframe',
+  'template',
+  'title',
+  'svg',
+  'math',
+  'object',
+  'embed',
+  'select',
+  'button',
+];
 
 const LINK_REL = 'nofollow noopener noreferrer';
 

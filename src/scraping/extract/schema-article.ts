@@ -5,10 +5,28 @@ import type { ArticleCandidate, ArticleCandidateFields, Located, Source } from '
 
 /** Types whose node is an article (the Article family, and reviews, which are articles about a thing). */
 export const ARTICLE_TYPES: ReadonlySet<string> = new Set([
-  'article', 'newsarticle', 'blogposting', 'reportagenewsarticle', 'opinionnewsarticle', 'analysisnewsarticle',
-  'backgroundnewsarticle', 'reviewnewsarticle', 'askpublicnewsarticle', 'techarticle', 'scholarlyarticle',
-  'medicalscholarlyarticle', 'report', 'liveblogposting', 'socialmediaposting', 'discussionforumposting',
-  'advertisercontentarticle', 'satiricalarticle', 'review', 'criticreview', 'employerreview', 'userreview',
+  'article',
+  'newsarticle',
+  'blogposting',
+  'reportagenewsarticle',
+  'opinionnewsarticle',
+  'analysisnewsarticle',
+  'backgroundnewsarticle',
+  'reviewnewsarticle',
+  'askpublicnewsarticle',
+  'techarticle',
+  'scholarlyarticle',
+  'medicalscholarlyarticle',
+  'report',
+  'liveblogposting',
+  'socialmediaposting',
+  'discussionforumposting',
+  'advertisercontentarticle',
+  'satiricalarticle',
+  'review',
+  'criticreview',
+  'employerreview',
+  'userreview',
 ]);
 
 export function isArticleNode(node: SdoNode): boolean {
@@ -60,7 +78,13 @@ function bodyText(value: SdoValue | undefined): Located<string> | null {
   const paragraphs = (value.shown ?? value.value)
     .replace(/\u0000/g, '')
     .split(/\n\s*\n|\r\n\s*\r\n/)
-    .map((p) => p.split('\n').map(cleanText).filter((line) => line !== '').join('\n'))
+    .map((p) =>
+      p
+        .split('\n')
+        .map(cleanText)
+        .filter((line) => line !== '')
+        .join('\n'),
+    )
     .filter((p) => p !== '');
   return paragraphs.length === 0 ? null : { value: paragraphs.join('\n\n'), locator: value.locator };
 }

@@ -19,10 +19,41 @@ export interface SdoReading {
 }
 
 /** Types that describe a thing one can buy, with or without offers. */
-const PRODUCT_TYPES: ReadonlySet<string> = new Set(['product', 'productgroup', 'productmodel', 'individualproduct', 'someproducts', 'vehicle', 'car', 'motorcycle', 'motorizedbicycle', 'busorcoach']);
+const PRODUCT_TYPES: ReadonlySet<string> = new Set([
+  'product',
+  'productgroup',
+  'productmodel',
+  'individualproduct',
+  'someproducts',
+  'vehicle',
+  'car',
+  'motorcycle',
+  'motorizedbicycle',
+  'busorcoach',
+]);
 
 /** Types that are never the thing on offer, even when they carry an `offers` property. */
-const NOT_OFFERED: ReadonlySet<string> = new Set(['webpage', 'website', 'organization', 'corporation', 'localbusiness', 'store', 'onlinestore', 'person', 'place', 'itemlist', 'offercatalog', 'breadcrumblist', 'offer', 'aggregateoffer', 'review', 'aggregaterating', 'collectionpage', 'itempage', 'searchresultspage']);
+const NOT_OFFERED: ReadonlySet<string> = new Set([
+  'webpage',
+  'website',
+  'organization',
+  'corporation',
+  'localbusiness',
+  'store',
+  'onlinestore',
+  'person',
+  'place',
+  'itemlist',
+  'offercatalog',
+  'breadcrumblist',
+  'offer',
+  'aggregateoffer',
+  'review',
+  'aggregaterating',
+  'collectionpage',
+  'itempage',
+  'searchresultspage',
+]);
 
 /** Real pages nest a few levels; hostile ones could nest thousands. */
 const MAX_DEPTH = 16;
@@ -74,7 +105,10 @@ export function readSchemaOrg(roots: readonly SdoNode[], source: Source, pageUrl
   };
   /** A ListItem holds its product in `item`, or is itself just a named link. */
   const visitEntry = (entry: SdoNode, depth: number): void => {
-    if (!entry.types.includes('listitem')) return visit(entry, depth, false);
+    if (!entry.types.includes('listitem')) {
+      visit(entry, depth, false);
+      return;
+    }
     const inner = first(entry, 'item');
     const before = reading.candidates.length;
     if (inner?.kind === 'node') visit(inner, depth + 1, false);
@@ -204,7 +238,7 @@ function priceOf(offer: SdoNode, product: SdoNode): CandidateFields {
     if (shown !== '') fields.price_text = { value: shown, locator: priceValue.locator };
     if (amount !== null) {
       fields.price = { value: amount.amount, locator: priceValue.locator };
-      const fromText = amount.currency ?? (priceValue.shown === undefined ? null : parsePrice(priceValue.shown)?.currency ?? null);
+      const fromText = amount.currency ?? (priceValue.shown === undefined ? null : (parsePrice(priceValue.shown)?.currency ?? null));
       if (currency === null && fromText !== null) fields.currency = { value: fromText, locator: priceValue.locator };
     }
   }
@@ -249,7 +283,11 @@ const AVAILABILITY: ReadonlyMap<string, Availability> = new Map([
 
 /** "https://schema.org/InStock", "InStock", "in stock", "http://schema.org/OutOfStock" -> the enum. */
 export function availabilityFromText(raw: string): Availability | null {
-  const local = raw.trim().replace(/^.*[/#:]/, '').replace(/[\s_-]+/g, '').toLowerCase();
+  const local = raw
+    .trim()
+    .replace(/^.*[/#:]/, '')
+    .replace(/[\s_-]+/g, '')
+    .toLowerCase();
   return AVAILABILITY.get(local) ?? null;
 }
 
@@ -288,14 +326,7 @@ function productId(value: SdoValue | undefined): Located<string> | null {
   return bare === '' ? null : { value: bare, locator: id.locator };
 }
 
-
-
-
-
-
 function isoCode(value: string): string | null {
   const code = value.trim().toUpperCase();
   return /^[A-Z]{3}$/.test(code) ? code : null;
 }
-
-

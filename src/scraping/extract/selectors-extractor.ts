@@ -3,14 +3,18 @@ import type { Cheerio } from 'cheerio';
 import type { AnyNode, Element } from 'domhandler';
 import { absoluteUrl, isElement, priceFromText, textField, visibleText, withFields } from './dom-helpers.js';
 import type { Page } from './page.js';
-import type { Candidate, Extractor, Selectors } from './types.js';
+import type { Candidate, Selectors } from './types.js';
+import type { Extractor } from './extractor.js';
 
 export const selectorsExtractor: Extractor = {
   source: 'selectors',
   extract(page: Page, selectors?: Selectors): Candidate[] {
     if (selectors === undefined) return [];
     const { $ } = page;
-    const items = tryFind(() => $(selectors.item))?.toArray().filter(isElement) ?? [];
+    const items =
+      tryFind(() => $(selectors.item))
+        ?.toArray()
+        .filter(isElement) ?? [];
     // An item whose title selector finds nothing is no item: the caller's selectors then fall through to the other sources.
     return items.flatMap((el): Candidate[] => {
       const item = $(el);
@@ -41,7 +45,7 @@ export const selectorsExtractor: Extractor = {
  */
 function linkHref(item: Cheerio<Element>, titleEl: Cheerio<Element> | undefined, link: string | undefined): string | undefined {
   const anchor = (el: Cheerio<Element> | undefined): string | undefined =>
-    el === undefined ? undefined : el.attr('href') ?? el.find('a[href]').first().attr('href') ?? el.closest('a[href]').attr('href');
+    el === undefined ? undefined : (el.attr('href') ?? el.find('a[href]').first().attr('href') ?? el.closest('a[href]').attr('href'));
   if (link) return anchor(first(item, link));
   return anchor(titleEl) ?? anchor(item.is('a[href]') ? item : item.find('a[href]').first());
 }

@@ -1,5 +1,4 @@
 // Shapes of extraction: candidates each source of evidence finds, the items merged from them, and the explanation.
-import type { Page } from './page.js';
 
 /**
  * Where a value came from. Order of trust for products (most trusted first) is TRUST in merge.ts; for
@@ -113,12 +112,6 @@ export interface Selectors {
   link?: string;
 }
 
-/** One source of evidence: a pure function from the parsed page to what it found there. */
-export interface Extractor {
-  source: Source;
-  extract(page: Page, selectors?: Selectors): Candidate[];
-}
-
 export interface PageVerdict {
   type: PageType;
   /** Human-readable reasons, strongest first. */
@@ -196,12 +189,6 @@ export interface ArticleFields {
 export type ArticleFieldName = keyof ArticleFields;
 
 export type ArticleCandidateFields = { [K in ArticleFieldName]?: Located<ArticleFields[K]> };
-
-/** An article source of evidence: a pure function from the parsed page to the articles (or entries) it found there. */
-export interface ArticleExtractor {
-  source: Source;
-  extract(page: Page): ArticleCandidate[];
-}
 
 /** An article (or a listing's entry) one source of evidence found, before merging. */
 export interface ArticleCandidate {

@@ -8,7 +8,8 @@ import { choosePrice, MAX_PRICE_CHARS, type PriceSpot } from './price-spots.js';
 import { isCodeMarked } from './product-codes.js';
 import { controlState, shownCode, stockStatement, type TextSpot } from './page-statements.js';
 import { addPriceSpot } from './split-prices.js';
-import type { Candidate, CandidateFields, Extractor, Located } from './types.js';
+import type { Candidate, CandidateFields, Located } from './types.js';
+import type { Extractor } from './extractor.js';
 
 /** What the visible page shows, for the classifier and for the main product. */
 export interface VisibleEvidence {
@@ -29,7 +30,8 @@ export interface VisibleEvidence {
 }
 
 /** Regions that hold other products: carousels, "related", "customers also bought". */
-const RELATED_REGION = /related|recommend|similar|carousel|upsell|up-sell|cross-?sell|also-?(?:bought|viewed|like)|recently-?viewed|you-?may|bought-?together|suggest|sponsored|breadcrumb|comparison/i;
+const RELATED_REGION =
+  /related|recommend|similar|carousel|upsell|up-sell|cross-?sell|also-?(?:bought|viewed|like)|recently-?viewed|you-?may|bought-?together|suggest|sponsored|breadcrumb|comparison/i;
 
 /** Regions of what customers wrote (reviews, questions): their prices and stock words are not the shop's. */
 const CUSTOMER_REGION = /(?:^|[\s_-])(?:reviews?|comments?|testimonials?|questions?)(?:$|[\s_-])/i;
@@ -142,7 +144,7 @@ function walk(page: Page): Walked {
     // Most elements carry no class or id: their names need no look.
     const named = roleNames.length > 1;
     const related = flags.related || (named && (RELATED_REGION.test(roleNames) || CUSTOMER_REGION.test(roleNames)));
-    if (!related) gather(page, node, roleNames, flags, hosts, names, found);
+    if (!related) gather(node, roleNames, flags, hosts, names, found);
     const children: Inherited = {
       related,
       struck: flags.struck || node.name === 'del' || node.name === 's' || node.name === 'strike',
@@ -158,7 +160,7 @@ function walk(page: Page): Walked {
 }
 
 /** What one element outside related strips offers: a heading, a buy control, a code, a machine price, the main image. */
-function gather(page: Page, node: Element, roleNames: string, flags: Inherited, hosts: ReadonlySet<string>, names: readonly string[], found: Walked): void {
+function gather(node: Element, roleNames: string, flags: Inherited, hosts: ReadonlySet<string>, names: readonly string[], found: Walked): void {
   const titleMarked = TITLE_MARKER.test(`${roleNames} ${node.attribs['itemprop'] ?? ''}`);
   // A page has a few headings; reading the text of thousands (nested on a hostile page) would be quadratic.
   if (!flags.link && node.name !== 'a' && (node.name === 'h1' || titleMarked) && found.headings.length < MAX_CANDIDATES && visibleText(node) !== '') {
@@ -192,7 +194,8 @@ function firstH1(el: Element): Element | null {
 /** A text that names the page titles its heading: the h1 or product-title element around it, else its own element. */
 function enclosingTitle(el: Element): Element {
   for (let current: AnyNode | null = el, level = 0; current !== null && level < 4; current = current.parent, level += 1) {
-    if (isElement(current) && (current.name === 'h1' || current.name === 'h2' || TITLE_MARKER.test(`${current.attribs['class'] ?? ''} ${current.attribs['id'] ?? ''}`))) return current;
+    if (isElement(current) && (current.name === 'h1' || current.name === 'h2' || TITLE_MARKER.test(`${current.attribs['class'] ?? ''} ${current.attribs['id'] ?? ''}`)))
+      return current;
   }
   return el;
 }

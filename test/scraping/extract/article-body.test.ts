@@ -2,13 +2,13 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { extractArticleBody } from '../../src/scraping/extract/article-body.js';
-import { findBoilerplate } from '../../src/scraping/extract/article-boilerplate.js';
-import { parseDocument, type DomElement } from '../../src/scraping/extract/article-dom.js';
-import { removeInlineRelatedLinks } from '../../src/scraping/extract/article-inline-links.js';
-import { blockText } from '../../src/scraping/extract/article-text.js';
+import { extractArticleBody } from '../../../src/scraping/extract/article-body.js';
+import { findBoilerplate } from '../../../src/scraping/extract/article-boilerplate.js';
+import { parseDocument, type DomElement } from '../../../src/scraping/extract/article-dom.js';
+import { removeInlineRelatedLinks } from '../../../src/scraping/extract/article-inline-links.js';
+import { blockText } from '../../../src/scraping/extract/article-text.js';
 
-const pagesDir = new URL('../fixtures/pages/', import.meta.url);
+const pagesDir = new URL('../../fixtures/pages/', import.meta.url);
 const read = (file: string) => readFileSync(new URL(file, pagesDir), 'utf8');
 
 /** A story's worth of prose: enough paragraphs that any extractor sees the text as the page's main content. */
@@ -17,7 +17,9 @@ const PROSE = [
   'Councillors said a petition signed by more than four thousand residents had changed their minds, along with an offer from volunteers to staff the Saturday opening.',
   'The library will cut its weekday hours slightly to save money, and the mobile library that visits the outlying villages will run every fortnight instead of every week.',
   'Residents who spoke at the meeting welcomed the decision but said they would keep campaigning for the hours to be restored once the budget allows.',
-].map((p) => `<p>${p}</p>`).join('\n');
+]
+  .map((p) => `<p>${p}</p>`)
+  .join('\n');
 
 const page = (body: string, head = '') => `<!doctype html><html><head><title>Library saved</title>${head}</head><body>${body}</body></html>`;
 
@@ -65,13 +67,19 @@ describe('page furniture, found by its role', () => {
   test('a wrapper whose class names a role but holds most of the prose is the article, and stays', () => {
     const document = parseDocument(page(`<div class="article-with-share-tools">${PROSE}</div><div class="share-bar">Share</div>`))!;
     const removed = findBoilerplate(document);
-    assert.deepEqual(removed.map((r) => [r.kind, r.el.getAttribute('class')]), [['share', 'share-bar']]);
+    assert.deepEqual(
+      removed.map((r) => [r.kind, r.el.getAttribute('class')]),
+      [['share', 'share-bar']],
+    );
   });
 
   test('the headline h1 goes; another h1 inside the text (some sites write subheadings so) stays', () => {
     const document = parseDocument(page(`<h1>Library saved</h1><div>${PROSE}<h1>What happens next</h1><p>More text.</p></div>`))!;
     const removed = findBoilerplate(document);
-    assert.deepEqual(removed.map((r) => [r.kind, r.el.textContent]), [['headline', 'Library saved']]);
+    assert.deepEqual(
+      removed.map((r) => [r.kind, r.el.textContent]),
+      [['headline', 'Library saved']],
+    );
   });
 });
 
@@ -86,12 +94,27 @@ describe('related links written into the text', () => {
     ['a labelled link ("READ MORE:")', '<p>Text.</p><p><strong>READ MORE: </strong><a href="/x">Another headline about the storm</a></p>', 1, 'Text.'],
     ['a label in capitals without a colon', '<p>Text.</p><p>DON\'T MISS <a href="/x">The best photos of the week</a></p>', 1, 'Text.'],
     ['a label in Italian, in brackets', '<p>Text.</p><p>(Leggi anche su: <a href="/x">I Cavalieri dello Zodiaco: ecco gli attori</a>)</p>', 1, 'Text.'],
-    ['"Related:" and the list of links after it', '<p>Text.</p><p>Related: <a href="/a">Photos of the moon</a></p><ul><li><a href="/b">Moon facts</a></li><li><a href="/c">Lunar landers</a></li></ul><p>More text.</p>', 2, 'Text.\n\nMore text.'],
-    ['a sentence that starts with words and ends in a link', '<p>Australian-born Assange faces <a href="/x">a charge of conspiracy to commit computer intrusion</a>.</p>', 0, 'Australian-born Assange faces a charge of conspiracy to commit computer intrusion.'],
-    ['a list of links with no label (background pieces)', '<p>He is held in London.</p><ul><li><a href="/a">Profile: Julian Assange</a></li><li><a href="/b">Timeline of saga</a></li></ul>', 0, 'He is held in London.\n\nProfile: Julian Assange\n\nTimeline of saga'],
+    [
+      '"Related:" and the list of links after it',
+      '<p>Text.</p><p>Related: <a href="/a">Photos of the moon</a></p><ul><li><a href="/b">Moon facts</a></li><li><a href="/c">Lunar landers</a></li></ul><p>More text.</p>',
+      2,
+      'Text.\n\nMore text.',
+    ],
+    [
+      'a sentence that starts with words and ends in a link',
+      '<p>Australian-born Assange faces <a href="/x">a charge of conspiracy to commit computer intrusion</a>.</p>',
+      0,
+      'Australian-born Assange faces a charge of conspiracy to commit computer intrusion.',
+    ],
+    [
+      'a list of links with no label (background pieces)',
+      '<p>He is held in London.</p><ul><li><a href="/a">Profile: Julian Assange</a></li><li><a href="/b">Timeline of saga</a></li></ul>',
+      0,
+      'He is held in London.\n\nProfile: Julian Assange\n\nTimeline of saga',
+    ],
     ['a fully linked paragraph with no label', '<p><a href="/results">CLICK FOR FULL STATE SWIM RESULTS</a></p>', 0, 'CLICK FOR FULL STATE SWIM RESULTS'],
     ['a short heading and a list that is all links', '<p>Text.</p><h3>More Great Stories</h3><ul><li><a href="/a">One</a></li><li><a href="/b">Two</a></li></ul>', 2, 'Text.'],
-    ['a short heading and the text\'s own list', '<h3>You will need</h3><ul><li>flour</li><li>water</li></ul>', 0, 'You will need\n\nflour\n\nwater'],
+    ["a short heading and the text's own list", '<h3>You will need</h3><ul><li>flour</li><li>water</li></ul>', 0, 'You will need\n\nflour\n\nwater'],
   ];
   for (const [what, html, count, text] of CASES) {
     test(`${what}: ${count} removed`, () => {
@@ -127,7 +150,20 @@ describe('the body of whole pages', () => {
     assert.match(body.text, /\n\nDiversion in place\n\n/);
     assert.match(body.text, /\n\nallow extra time for the morning ferry;\n\n/);
     assert.match(body.text, /in the village hall\.$/);
-    for (const gone of ['Harbour wall collapse closes', 'Morag Lindsay', 'Share on', 'Photograph: Coastguard', 'READ MORE', 'Storm surge: what we know', 'Related stories', 'morning briefing', 'HarbourWatcher', 'Shinty final', 'cookies', '©']) {
+    for (const gone of [
+      'Harbour wall collapse closes',
+      'Morag Lindsay',
+      'Share on',
+      'Photograph: Coastguard',
+      'READ MORE',
+      'Storm surge: what we know',
+      'Related stories',
+      'morning briefing',
+      'HarbourWatcher',
+      'Shinty final',
+      'cookies',
+      '©',
+    ]) {
       assert.ok(!body.text.includes(gone), `"${gone}" is not the story's text`);
     }
     assert.deepEqual(Object.keys(body.removed).sort(), ['caption', 'comments', 'header-footer', 'newsletter', 'notice', 'related', 'share']);
@@ -135,9 +171,10 @@ describe('the body of whole pages', () => {
 
   test('a blog post: the entry content without its sharing buttons, related posts, caption or comments', () => {
     const body = extractArticleBody(read('blog-post-jsonld.html'))!;
-    assert.deepEqual(body.text.split('\n\n').map((p) => p.slice(0, 30)), [
-      'Water boils at about 95 degree', 'The first thing you notice is ', 'The second is moisture. Flour ', 'The third is the oven. I bake ',
-    ]);
+    assert.deepEqual(
+      body.text.split('\n\n').map((p) => p.slice(0, 30)),
+      ['Water boils at about 95 degree', 'The first thing you notice is ', 'The second is moisture. Flour ', 'The third is the oven. I bake '],
+    );
   });
 
   test('the element marked up as articleBody is the body, without the date marked up inside it', () => {

@@ -2,7 +2,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { authorNames, isoDate, languageTag, tagList } from '../../src/scraping/extract/article-values.js';
+import { authorNames, isoDate, languageTag, tagList } from '../../../src/scraping/extract/article-values.js';
 
 describe('dates as ISO 8601, keeping the offset the page states', () => {
   const CASES: ReadonlyArray<readonly [string, string | null]> = [
@@ -50,7 +50,14 @@ describe('dates as ISO 8601, keeping the offset the page states', () => {
 
 describe('language tags', () => {
   const CASES: ReadonlyArray<readonly [string, string | null]> = [
-    ['en_US', 'en-US'], ['en-us', 'en-US'], ['EN', 'en'], ['pt-BR', 'pt-BR'], ['zh-Hant-TW', 'zh-Hant-TW'], ['english', null], ['', null], ['en US', null],
+    ['en_US', 'en-US'],
+    ['en-us', 'en-US'],
+    ['EN', 'en'],
+    ['pt-BR', 'pt-BR'],
+    ['zh-Hant-TW', 'zh-Hant-TW'],
+    ['english', null],
+    ['', null],
+    ['en US', null],
   ];
   for (const [raw, tag] of CASES) test(`${JSON.stringify(raw)} -> ${tag}`, () => assert.equal(languageTag(raw), tag));
 });

@@ -1,8 +1,8 @@
 // The page classifier as a table: evidence a page offers -> what the page is, and the reason given first.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { classifyPage, decidedByVisiblePage, decidedWithoutHeuristics, type PageEvidence } from '../../src/scraping/extract/classify.js';
-import type { PageType } from '../../src/scraping/extract/types.js';
+import { classifyPage, decidedByVisiblePage, decidedWithoutHeuristics, type PageEvidence } from '../../../src/scraping/extract/classify.js';
+import type { PageType } from '../../../src/scraping/extract/types.js';
 
 /** A page with no evidence at all; each row says only what differs. */
 function page(overrides: {
@@ -34,7 +34,7 @@ const CASES: ReadonlyArray<readonly [name: string, evidence: PageEvidence, type:
   ['your selectors matched one item', page({ selectorItems: 1 }), 'product', /matched 1 item$/],
   ['structured data names the main product', page({ structured: { products: 5, priced: 1, main: 'it is named the main entity of the page' } }), 'product', /main entity/],
   ['an ItemList with no main product', page({ structured: { products: 20, priced: 20, listEntries: 20 } }), 'listing', /lists 20 items/],
-  ['several priced structured products, none the page\'s own', page({ structured: { products: 3, priced: 3 } }), 'listing', /3 priced products/],
+  ["several priced structured products, none the page's own", page({ structured: { products: 3, priced: 3 } }), 'listing', /3 priced products/],
   ['og:type product', page({ openGraph: { type: 'product' } }), 'product', /og:type is "product"/],
   ['og:type og:product.item', page({ openGraph: { type: 'og:product.item' } }), 'product', /og:type/],
   ['only a product:price:amount tag', page({ openGraph: { price: true } }), 'product', /product:price:amount/],
@@ -63,12 +63,7 @@ const CASES: ReadonlyArray<readonly [name: string, evidence: PageEvidence, type:
     'article-list',
     /9 article teasers outnumber 3 priced cards/,
   ],
-  [
-    'a shop listing with two blog teasers: the cards outnumber them',
-    page({ heuristics: { pricedCards: 12, articleEntries: 2 } }),
-    'listing',
-    /12 repeated cards/,
-  ],
+  ['a shop listing with two blog teasers: the cards outnumber them', page({ heuristics: { pricedCards: 12, articleEntries: 2 } }), 'listing', /12 repeated cards/],
   ['a blog index', page({ heuristics: { pricedCards: 0, articleEntries: 6 } }), 'article-list', /6 article teasers/],
   [
     'a long article with a byline that mentions prices',
@@ -112,7 +107,12 @@ const CASES: ReadonlyArray<readonly [name: string, evidence: PageEvidence, type:
     'article',
     /a long article body/,
   ],
-  ['structured data of a product without a price, nothing else', page({ structured: { products: 1 }, heuristics: { pricedCards: 0, articleEntries: 0 } }), 'product', /without a price/],
+  [
+    'structured data of a product without a price, nothing else',
+    page({ structured: { products: 1 }, heuristics: { pricedCards: 0, articleEntries: 0 } }),
+    'product',
+    /without a price/,
+  ],
   ['an empty page', page({ heuristics: { pricedCards: 0, articleEntries: 0 } }), 'none', /no product markup/],
   // Articles: one article, with related teasers, or a listing of them.
   [
@@ -169,7 +169,12 @@ const CASES: ReadonlyArray<readonly [name: string, evidence: PageEvidence, type:
     'article',
     /og:type is "article"/,
   ],
-  ['a page of prose with no markup at all', page({ heuristics: { pricedCards: 0, articleEntries: 0 }, prose: { longestBlock: 380, longArticles: 0 } }), 'article', /a block of 380 words of prose/],
+  [
+    'a page of prose with no markup at all',
+    page({ heuristics: { pricedCards: 0, articleEntries: 0 }, prose: { longestBlock: 380, longArticles: 0 } }),
+    'article',
+    /a block of 380 words of prose/,
+  ],
   [
     "a short post in the page's one <article> element",
     page({ heuristics: { pricedCards: 0, articleEntries: 0 }, prose: { longestBlock: 90, longArticles: 0, soleArticleWords: 107 } }),

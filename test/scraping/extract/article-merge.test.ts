@@ -1,8 +1,8 @@
 // The article merge: each field from the most trusted source that states it usably, the body from the page unless the page's data holds a fuller one.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ARTICLE_TRUST, mergeArticle } from '../../src/scraping/extract/article-merge.js';
-import type { ArticleCandidate, ArticleCandidateFields, Source } from '../../src/scraping/extract/types.js';
+import { ARTICLE_TRUST, mergeArticle } from '../../../src/scraping/extract/article-merge.js';
+import type { ArticleCandidate, ArticleCandidateFields, Source } from '../../../src/scraping/extract/types.js';
 
 /** A candidate whose every value was read at "<source>:<field>". */
 function candidate(source: Source, values: { [K in keyof ArticleCandidateFields]?: NonNullable<ArticleCandidateFields[K]>['value'] }): ArticleCandidate {
@@ -16,13 +16,59 @@ const words = (n: number, word = 'word') => Array.from({ length: n }, (_, i) => 
 describe('each field from the most trusted source that states it', () => {
   /** [what, candidates, field, expected value, expected source] */
   const CASES: ReadonlyArray<readonly [string, ArticleCandidate[], string, unknown, Source | undefined]> = [
-    ['JSON-LD headline over the h1 and og:title', [candidate('opengraph', { title: 'Story | Site' }), candidate('visible', { title: 'Story' }), candidate('json-ld', { title: 'Story (data)' })], 'title', 'Story (data)', 'json-ld'],
-    ['the h1 over og:title, which carries the site name', [candidate('opengraph', { title: 'Story | Site' }), candidate('visible', { title: 'Story' })], 'title', 'Story', 'visible'],
-    ['article:published_time over the date shown in <time>', [candidate('visible', { title: 'T', published_at: '2024-06-15T09:12:00+02:00' }), candidate('opengraph', { published_at: '2024-06-14T06:30:00+02:00' })], 'published_at', '2024-06-14T06:30:00+02:00', 'opengraph'],
-    ['a date that does not parse gives way to the next source', [candidate('json-ld', { title: 'T', published_at: 'yesterday' }), candidate('meta', { published_at: '2024-01-02' })], 'published_at', '2024-01-02', 'meta'],
-    ['the canonical link over og:url and the JSON-LD url', [candidate('json-ld', { title: 'T', url: 'https://a.example/amp/story' }), candidate('opengraph', { url: 'https://a.example/og' }), candidate('meta', { url: 'https://a.example/story' })], 'url', 'https://a.example/story', 'meta'],
-    ['og:site_name over the publisher\'s name', [candidate('json-ld', { title: 'T', site_name: 'Example Media Group' }), candidate('opengraph', { site_name: 'The Example' })], 'site_name', 'The Example', 'opengraph'],
-    ['a profile URL is no author; the meta author is', [candidate('opengraph', { title: 'T', authors: ['https://social.example/desk'] }), candidate('meta', { authors: ['By Claire Fontaine'] })], 'authors', ['Claire Fontaine'], 'meta'],
+    [
+      'JSON-LD headline over the h1 and og:title',
+      [candidate('opengraph', { title: 'Story | Site' }), candidate('visible', { title: 'Story' }), candidate('json-ld', { title: 'Story (data)' })],
+      'title',
+      'Story (data)',
+      'json-ld',
+    ],
+    [
+      'the h1 over og:title, which carries the site name',
+      [candidate('opengraph', { title: 'Story | Site' }), candidate('visible', { title: 'Story' })],
+      'title',
+      'Story',
+      'visible',
+    ],
+    [
+      'article:published_time over the date shown in <time>',
+      [candidate('visible', { title: 'T', published_at: '2024-06-15T09:12:00+02:00' }), candidate('opengraph', { published_at: '2024-06-14T06:30:00+02:00' })],
+      'published_at',
+      '2024-06-14T06:30:00+02:00',
+      'opengraph',
+    ],
+    [
+      'a date that does not parse gives way to the next source',
+      [candidate('json-ld', { title: 'T', published_at: 'yesterday' }), candidate('meta', { published_at: '2024-01-02' })],
+      'published_at',
+      '2024-01-02',
+      'meta',
+    ],
+    [
+      'the canonical link over og:url and the JSON-LD url',
+      [
+        candidate('json-ld', { title: 'T', url: 'https://a.example/amp/story' }),
+        candidate('opengraph', { url: 'https://a.example/og' }),
+        candidate('meta', { url: 'https://a.example/story' }),
+      ],
+      'url',
+      'https://a.example/story',
+      'meta',
+    ],
+    [
+      "og:site_name over the publisher's name",
+      [candidate('json-ld', { title: 'T', site_name: 'Example Media Group' }), candidate('opengraph', { site_name: 'The Example' })],
+      'site_name',
+      'The Example',
+      'opengraph',
+    ],
+    [
+      'a profile URL is no author; the meta author is',
+      [candidate('opengraph', { title: 'T', authors: ['https://social.example/desk'] }), candidate('meta', { authors: ['By Claire Fontaine'] })],
+      'authors',
+      ['Claire Fontaine'],
+      'meta',
+    ],
     ['og:locale as a language tag', [candidate('opengraph', { title: 'T', language: 'pt_BR' })], 'language', 'pt-BR', 'opengraph'],
     ['a language that is no tag gives way', [candidate('json-ld', { title: 'T', language: 'English' }), candidate('meta', { language: 'en' })], 'language', 'en', 'meta'],
     ['tags each once', [candidate('opengraph', { title: 'T', tags: ['Storms', 'storms', 'Transport'] })], 'tags', ['Storms', 'Transport'], 'opengraph'],
@@ -37,11 +83,22 @@ describe('each field from the most trusted source that states it', () => {
   }
 
   test('explain says why and lists what the other sources offered, and which values could not be used', () => {
-    const merged = mergeArticle([candidate('json-ld', { title: 'T', published_at: 'soon' }), candidate('opengraph', { published_at: '2024-06-14T06:30:00+02:00' }), candidate('visible', { published_at: '2024-06-15' })], null, true)!;
+    const merged = mergeArticle(
+      [
+        candidate('json-ld', { title: 'T', published_at: 'soon' }),
+        candidate('opengraph', { published_at: '2024-06-14T06:30:00+02:00' }),
+        candidate('visible', { published_at: '2024-06-15' }),
+      ],
+      null,
+      true,
+    )!;
     const decision = merged.explained!.fields.published_at!;
     assert.deepEqual(decision.chosen, { source: 'opengraph', locator: 'opengraph:published_at', value: '2024-06-14T06:30:00+02:00' });
     assert.match(decision.why, /opengraph is trusted over visible; json-ld states "soon", which is not a usable published at/);
-    assert.deepEqual(decision.others.map((o) => o.source), ['json-ld', 'visible']);
+    assert.deepEqual(
+      decision.others.map((o) => o.source),
+      ['json-ld', 'visible'],
+    );
   });
 
   test('no title from any source: no article', () => {
@@ -49,18 +106,26 @@ describe('each field from the most trusted source that states it', () => {
   });
 
   test('every field has an order of trust, and the canonical link leads the URL', () => {
-    assert.deepEqual(Object.keys(ARTICLE_TRUST).sort(), ['authors', 'description', 'image_url', 'language', 'modified_at', 'published_at', 'section', 'site_name', 'tags', 'title', 'url']);
+    assert.deepEqual(Object.keys(ARTICLE_TRUST).sort(), [
+      'authors',
+      'description',
+      'image_url',
+      'language',
+      'modified_at',
+      'published_at',
+      'section',
+      'site_name',
+      'tags',
+      'title',
+      'url',
+    ]);
     assert.equal(ARTICLE_TRUST.url[0], 'meta');
   });
 });
 
 describe('the body: the page text, unless it is a fragment of the body the page publishes as data', () => {
-  test('the page text wins over an articleBody that is cut short, and body_html is the page\'s', () => {
-    const merged = mergeArticle(
-      [candidate('json-ld', { title: 'T', body: words(100) }), candidate('article-body', { body: words(150) })],
-      '<p>page html</p>',
-      true,
-    )!;
+  test("the page text wins over an articleBody that is cut short, and body_html is the page's", () => {
+    const merged = mergeArticle([candidate('json-ld', { title: 'T', body: words(100) }), candidate('article-body', { body: words(150) })], '<p>page html</p>', true)!;
     assert.equal(merged.article.body, words(150));
     assert.equal(merged.article.body_html, '<p>page html</p>');
     assert.equal(merged.article.word_count, 150);

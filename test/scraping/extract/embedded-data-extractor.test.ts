@@ -1,10 +1,10 @@
 // The product code (and price) a page keeps for its scripts and in its address: hidden fields, data attributes, analytics, app state, /dp/, /itm/; bounded on hostile input.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { embeddedDataExtractor } from '../../src/scraping/extract/embedded-data-extractor.js';
-import { embeddedJson } from '../../src/scraping/extract/embedded-json.js';
-import { parsePage } from '../../src/scraping/extract/page.js';
-import { urlExtractor } from '../../src/scraping/extract/url-extractor.js';
+import { embeddedDataExtractor } from '../../../src/scraping/extract/embedded-data-extractor.js';
+import { embeddedJson } from '../../../src/scraping/extract/embedded-json.js';
+import { parsePage } from '../../../src/scraping/extract/page.js';
+import { urlExtractor } from '../../../src/scraping/extract/url-extractor.js';
 
 const SITE = 'http://shop.example';
 
@@ -56,18 +56,22 @@ describe('the code and price the page embeds', () => {
     ['a hidden ProductId of the cart form', '<form action="/Basket/Add"><input name="ProductId" type="hidden" value="220457913"></form>', '220457913'],
     ['data-product-code anywhere', '<div id="store-stock" data-sku-id="330917254" data-product-code="51230087"></div>', '51230087'],
     ['data-sku on the cart form', '<form action="/cart/add" data-sku="KT-2041"><button>Add</button></form>', 'KT-2041'],
-    ['data-sku elsewhere is a variant\'s, not read', '<div class="swatch" data-sku="411902735"></div>', undefined],
+    ["data-sku elsewhere is a variant's, not read", '<div class="swatch" data-sku="411902735"></div>', undefined],
     ['a hidden field that is not an id', '<input type="hidden" name="session-id" value="123-4567890-1234567">', undefined],
     [
       'the detail product of enhanced ecommerce, its article number first',
       '<script>dataLayer = [{"ecommerce":{"detail":{"products":[{"id":"4012345000017","name":"Jumper","articleNumber":"30471188"}]}}}];</script>',
       '30471188',
     ],
-    ['the one item of a GA4 view_item', '<script>dataLayer.push({"event":"view_item","ecommerce":{"items":[{"item_id":"SKU-9912","item_name":"Desk Tidy"}]}});</script>', 'SKU-9912'],
+    [
+      'the one item of a GA4 view_item',
+      '<script>dataLayer.push({"event":"view_item","ecommerce":{"items":[{"item_id":"SKU-9912","item_name":"Desk Tidy"}]}});</script>',
+      'SKU-9912',
+    ],
     ["Shopify's product: the sku its variants share", '<script>var meta = {"product":{"id":7012345678901,"variants":[{"id":1,"sku":"3310472"}]}};</script>', '3310472'],
     ["Shopify's product whose variants differ has no one sku", '<script>var meta = {"product":{"variants":[{"sku":"DT-100"},{"sku":"DT-200"}]}};</script>', undefined],
     [
-      'app state: the object with a sku and the page\'s name',
+      "app state: the object with a sku and the page's name",
       '<script id="__NEXT_DATA__" type="application/json">{"props":{"related":[{"sku":"OTHER-1","name":"Brass Letter Opener"}],"product":{"sku":"WDT-001","name":"Walnut Desk Tidy"}}}</script>',
       'WDT-001',
     ],
@@ -87,7 +91,9 @@ describe('the code and price the page embeds', () => {
   });
 
   test("Magento's final price is a price", () => {
-    const [candidate] = embeddedDataExtractor.extract(pageOf('<span data-price-type="oldPrice" data-price-amount="64"></span><span data-price-type="finalPrice" data-price-amount="49.5"></span>'));
+    const [candidate] = embeddedDataExtractor.extract(
+      pageOf('<span data-price-type="oldPrice" data-price-amount="64"></span><span data-price-type="finalPrice" data-price-amount="49.5"></span>'),
+    );
     assert.equal(candidate?.fields.price?.value, 49.5);
   });
 });
@@ -100,7 +106,10 @@ describe('embedded JSON on hostile input', () => {
 
   test('unclosed brackets, brackets inside strings and broken JSON are skipped without throwing', () => {
     const found = embeddedJson(pageOf('<script>dataLayer = [{"a":"]}}}"</script><script>var meta = {"product":{"variants":[{"sku":"OK-1"}]}}; dataLayer.push({broken);</script>'));
-    assert.deepEqual(found.map((f) => f.locator), ['script[1] meta']);
+    assert.deepEqual(
+      found.map((f) => f.locator),
+      ['script[1] meta'],
+    );
   });
 
   test('many assignments in one script are read only up to a bound', () => {

@@ -2,19 +2,19 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import { articleListExtractor } from '../../src/scraping/extract/article-list-extractor.js';
-import { extract } from '../../src/scraping/extract/index.js';
-import { jsonLdExtractor } from '../../src/scraping/extract/jsonld-extractor.js';
-import { openGraphExtractor } from '../../src/scraping/extract/meta-extractor.js';
-import { microdataExtractor } from '../../src/scraping/extract/microdata-extractor.js';
-import { parsePage } from '../../src/scraping/extract/page.js';
-import { productCardsExtractor } from '../../src/scraping/extract/product-cards-extractor.js';
-import { rdfaExtractor } from '../../src/scraping/extract/rdfa-extractor.js';
-import type { Extractor } from '../../src/scraping/extract/types.js';
-import { visibleExtractor } from '../../src/scraping/extract/visible-extractor.js';
+import { articleListExtractor } from '../../../src/scraping/extract/article-list-extractor.js';
+import { extract } from '../../../src/scraping/extract/index.js';
+import { jsonLdExtractor } from '../../../src/scraping/extract/jsonld-extractor.js';
+import { openGraphExtractor } from '../../../src/scraping/extract/meta-extractor.js';
+import { microdataExtractor } from '../../../src/scraping/extract/microdata-extractor.js';
+import { parsePage } from '../../../src/scraping/extract/page.js';
+import { productCardsExtractor } from '../../../src/scraping/extract/product-cards-extractor.js';
+import { rdfaExtractor } from '../../../src/scraping/extract/rdfa-extractor.js';
+import type { Extractor } from '../../../src/scraping/extract/extractor.js';
+import { visibleExtractor } from '../../../src/scraping/extract/visible-extractor.js';
 
 const SITE = 'http://127.0.0.1:1234';
-const pagesDir = new URL('../fixtures/pages/', import.meta.url);
+const pagesDir = new URL('../../fixtures/pages/', import.meta.url);
 
 interface Expected {
   imitates: string;
@@ -39,7 +39,11 @@ describe('pages that imitate real shops and news sites', () => {
       if (expected.articles !== undefined) {
         assert.equal(result.articles.length, expected.articles, 'the article, or the teasers read as articles');
         if (expected.page_type === 'article') assert.ok((result.articles[0]?.word_count ?? 0) > 100, 'the article has its body');
-        else assert.ok(result.articles.every((a) => a.body === null && a.url !== null), 'a listing\'s entries have no body, and a link');
+        else
+          assert.ok(
+            result.articles.every((a) => a.body === null && a.url !== null),
+            "a listing's entries have no body, and a link",
+          );
         assert.equal(result.items.length, priced.length, 'no price-less products');
       }
     });
@@ -93,7 +97,12 @@ describe('merged evidence: each field from the most trusted source that states i
   });
 
   test('a sale and a list price in JSON-LD: price is what a buyer pays now, the ListPrice is kept beside it', () => {
-    const offer = { '@type': 'Offer', price: '79.99', priceCurrency: 'USD', priceSpecification: [{ '@type': 'UnitPriceSpecification', priceType: 'https://schema.org/ListPrice', price: '99.99', priceCurrency: 'USD' }] };
+    const offer = {
+      '@type': 'Offer',
+      price: '79.99',
+      priceCurrency: 'USD',
+      priceSpecification: [{ '@type': 'UnitPriceSpecification', priceType: 'https://schema.org/ListPrice', price: '99.99', priceCurrency: 'USD' }],
+    };
     const html = page(`<script type="application/ld+json">${JSON.stringify({ '@type': 'Product', name: 'Trail Shoe', offers: offer })}</script>`, '');
     const [item] = extract(html, `${SITE}/shoe`).items;
     assert.deepEqual([item?.price, item?.list_price], [79.99, 99.99]);
@@ -113,10 +122,12 @@ describe('merged evidence: each field from the most trusted source that states i
   });
 
   test('microdata and RDFa items of other types that carry offers are products (Book, Vehicle)', () => {
-    const book = '<div itemscope itemtype="https://schema.org/Book"><h1 itemprop="name">The Long Field</h1><span itemprop="isbn">0-316-76948-7</span><div itemprop="offers" itemscope itemtype="https://schema.org/Offer"><span itemprop="price">12.99</span><meta itemprop="priceCurrency" content="GBP"></div></div>';
+    const book =
+      '<div itemscope itemtype="https://schema.org/Book"><h1 itemprop="name">The Long Field</h1><span itemprop="isbn">0-316-76948-7</span><div itemprop="offers" itemscope itemtype="https://schema.org/Offer"><span itemprop="price">12.99</span><meta itemprop="priceCurrency" content="GBP"></div></div>';
     const [fromMicrodata] = extract(page('', book), `${SITE}/book`).items;
     assert.deepEqual([fromMicrodata?.title, fromMicrodata?.price, fromMicrodata?.gtin], ['The Long Field', 12.99, '9780316769488'], 'an ISBN-10 becomes its ISBN-13');
-    const vehicle = '<div vocab="https://schema.org/" typeof="Vehicle"><h1 property="name">2019 Estate, 1.6 petrol</h1><div property="offers" typeof="Offer"><span property="price" content="8450">£8,450</span><meta property="priceCurrency" content="GBP"></div></div>';
+    const vehicle =
+      '<div vocab="https://schema.org/" typeof="Vehicle"><h1 property="name">2019 Estate, 1.6 petrol</h1><div property="offers" typeof="Offer"><span property="price" content="8450">£8,450</span><meta property="priceCurrency" content="GBP"></div></div>';
     const [fromRdfa] = extract(page('', vehicle), `${SITE}/car`).items;
     assert.deepEqual([fromRdfa?.title, fromRdfa?.price, fromRdfa?.price_text, fromRdfa?.provenance.price?.source], ['2019 Estate, 1.6 petrol', 8450, '£8,450', 'rdfa']);
   });
@@ -129,7 +140,10 @@ describe('merged evidence: each field from the most trusted source that states i
       );
     assert.deepEqual(extract(review(''), `${SITE}/review`).items, []);
     const marked = extract(review(',"offers":{"price":"499","priceCurrency":"USD"}'), `${SITE}/review`).items;
-    assert.deepEqual(marked.map((i) => [i.title, i.price]), [['Console X', 499]]);
+    assert.deepEqual(
+      marked.map((i) => [i.title, i.price]),
+      [['Console X', 499]],
+    );
   });
 });
 
@@ -137,7 +151,12 @@ describe('each source of evidence alone on those pages', () => {
   const read = (file: string) => parsePage(readFileSync(new URL(file, pagesDir), 'utf8'), `${SITE}/pages/${file}`)!;
   /** [source, page, candidates found, what the first one says] */
   const CASES: ReadonlyArray<readonly [Extractor, string, number, Record<string, unknown>]> = [
-    [rdfaExtractor, 'rdfa-product.html', 1, { title: 'Kestrel K7 Full-Frame Mirrorless Camera (Body Only)', price: 1249, price_text: '$1,249.00', list_price: 1499, availability: 'in_stock', gtin: '4063219874523' }],
+    [
+      rdfaExtractor,
+      'rdfa-product.html',
+      1,
+      { title: 'Kestrel K7 Full-Frame Mirrorless Camera (Body Only)', price: 1249, price_text: '$1,249.00', list_price: 1499, availability: 'in_stock', gtin: '4063219874523' },
+    ],
     [jsonLdExtractor, 'rdfa-product.html', 0, {}],
     [microdataExtractor, 'product-og-visible.html', 1, { title: 'Harlow Leather Messenger Bag', price: undefined }],
     [openGraphExtractor, 'product-og-visible.html', 1, { title: 'Harlow Leather Messenger Bag | Tanner & Finch', price: undefined }],
@@ -157,7 +176,7 @@ describe('each source of evidence alone on those pages', () => {
       const found = extractor.extract(read(file));
       assert.equal(found.length, count, JSON.stringify(found.map((c) => c.fields.title?.value)));
       for (const [field, value] of Object.entries(first)) {
-        assert.deepEqual(found[0]?.fields[field as keyof typeof found[0]['fields']]?.value, value, field);
+        assert.deepEqual(found[0]?.fields[field as keyof (typeof found)[0]['fields']]?.value, value, field);
       }
       for (const candidate of found) assert.equal(candidate.source, extractor.source);
     });

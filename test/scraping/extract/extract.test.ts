@@ -7,23 +7,24 @@ import { load } from 'cheerio';
 import fc from 'fast-check';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
-import type { ExtractTask } from '../../src/scraping/extract/extract-worker.js';
-import { extract } from '../../src/scraping/extract/index.js';
-import { articleListExtractor } from '../../src/scraping/extract/article-list-extractor.js';
-import { booksListingExtractor } from '../../src/scraping/extract/books-listing-extractor.js';
-import { jsonLdExtractor } from '../../src/scraping/extract/jsonld-extractor.js';
-import { TRUST } from '../../src/scraping/extract/merge.js';
-import { microdataExtractor } from '../../src/scraping/extract/microdata-extractor.js';
-import { openGraphExtractor } from '../../src/scraping/extract/meta-extractor.js';
-import { parsePage } from '../../src/scraping/extract/page.js';
-import { productCardsExtractor } from '../../src/scraping/extract/product-cards-extractor.js';
-import type { Candidate, ExtractedItem, ExtractionResult, Extractor } from '../../src/scraping/extract/types.js';
-import { catalogueBooks, renderCataloguePage, type CatalogueBook } from '../fixtures/books-catalogue.js';
+import type { ExtractTask } from '../../../src/scraping/extract/extract-worker.js';
+import { extract } from '../../../src/scraping/extract/index.js';
+import { articleListExtractor } from '../../../src/scraping/extract/article-list-extractor.js';
+import { booksListingExtractor } from '../../../src/scraping/extract/books-listing-extractor.js';
+import { jsonLdExtractor } from '../../../src/scraping/extract/jsonld-extractor.js';
+import { TRUST } from '../../../src/scraping/extract/merge.js';
+import { microdataExtractor } from '../../../src/scraping/extract/microdata-extractor.js';
+import { openGraphExtractor } from '../../../src/scraping/extract/meta-extractor.js';
+import { parsePage } from '../../../src/scraping/extract/page.js';
+import { productCardsExtractor } from '../../../src/scraping/extract/product-cards-extractor.js';
+import type { Candidate, ExtractedItem, ExtractionResult } from '../../../src/scraping/extract/types.js';
+import type { Extractor } from '../../../src/scraping/extract/extractor.js';
+import { catalogueBooks, renderCataloguePage, type CatalogueBook } from '../../fixtures/books-catalogue.js';
 
 const SITE = 'http://127.0.0.1:1234';
 
 function fixture(file: string): { html: string; pageUrl: string } {
-  return { html: readFileSync(new URL(`../fixtures/pages/${file}`, import.meta.url), 'utf8'), pageUrl: `${SITE}/pages/${file}` };
+  return { html: readFileSync(new URL(`../../fixtures/pages/${file}`, import.meta.url), 'utf8'), pageUrl: `${SITE}/pages/${file}` };
 }
 
 /** Runs one source of evidence alone on a fixture page. */
@@ -51,14 +52,14 @@ describe('extract() on fixture pages', () => {
     assert.equal(result.extractor, 'json-ld');
     assert.equal(result.nextUrl, null);
     assert.deepEqual(core(result.items), [
-        item({
-          title: 'AeroPress Go Travel Coffee Maker – "Compact" Edition',
-          price_text: '39.95',
-          price: 39.95,
-          currency: 'USD',
-          url: `${SITE}/products/aeropress-go`,
-          description: 'A complete coffee press that packs into its own mug.',
-        }),
+      item({
+        title: 'AeroPress Go Travel Coffee Maker – "Compact" Edition',
+        price_text: '39.95',
+        price: 39.95,
+        currency: 'USD',
+        url: `${SITE}/products/aeropress-go`,
+        description: 'A complete coffee press that packs into its own mug.',
+      }),
     ]);
     const [product] = result.items;
     assert.equal(product?.sku, 'AP-GO-01');
@@ -75,9 +76,16 @@ describe('extract() on fixture pages', () => {
     assert.equal(result.extractor, 'json-ld');
     assert.equal(result.nextUrl, `${SITE}/pages/jsonld-itemlist.html?page=2`);
     assert.deepEqual(core(result.items), [
-        item({ title: 'Keychron Q1 Pro', price_text: '199', price: 199, currency: 'EUR', url: 'https://keyhaus.example/p/keychron-q1-pro', description: '75% wireless, gasket mount.' }),
-        item({ title: 'HHKB Professional Hybrid Type-S', price_text: '289.5', price: 289.5, currency: 'EUR', url: `${SITE}/p/hhkb-hybrid-type-s` }),
-        item({ title: 'Nuphy Air75 V2', price_text: '129.99', price: 129.99, currency: 'EUR', url: `${SITE}/pages/p/nuphy-air75-v2` }),
+      item({
+        title: 'Keychron Q1 Pro',
+        price_text: '199',
+        price: 199,
+        currency: 'EUR',
+        url: 'https://keyhaus.example/p/keychron-q1-pro',
+        description: '75% wireless, gasket mount.',
+      }),
+      item({ title: 'HHKB Professional Hybrid Type-S', price_text: '289.5', price: 289.5, currency: 'EUR', url: `${SITE}/p/hhkb-hybrid-type-s` }),
+      item({ title: 'Nuphy Air75 V2', price_text: '129.99', price: 129.99, currency: 'EUR', url: `${SITE}/pages/p/nuphy-air75-v2` }),
     ]);
   });
 
@@ -123,14 +131,14 @@ describe('extract() on fixture pages', () => {
     assert.equal(result.page_type, 'product');
     assert.equal(result.extractor, 'opengraph');
     assert.deepEqual(core(result.items), [
-        item({
-          title: 'Handmade Ceramic Mug "Sea Glass"',
-          price_text: '28.50',
-          price: 28.5,
-          currency: 'GBP',
-          url: `${SITE}/shop/ceramic-mug-sea-glass`,
-          description: 'Wheel-thrown stoneware, 350 ml, glazed in sea-glass green.',
-        }),
+      item({
+        title: 'Handmade Ceramic Mug "Sea Glass"',
+        price_text: '28.50',
+        price: 28.5,
+        currency: 'GBP',
+        url: `${SITE}/shop/ceramic-mug-sea-glass`,
+        description: 'Wheel-thrown stoneware, 350 ml, glazed in sea-glass green.',
+      }),
     ]);
     assert.equal(result.items[0]?.image_url, 'https://studiokiln.example/img/mug.jpg');
   });
@@ -165,11 +173,19 @@ describe('extract() on fixture pages', () => {
     assert.deepEqual(
       result.articles.map(({ title, url, description, body }) => ({ title, url, description, body })),
       [
-        entry('Mapping the Tides of the Severn Estuary', `${SITE}/2024/05/mapping-the-tides/`, 'The second-highest tidal range in the world, measured with a borrowed theodolite and a great deal of patience.'),
+        entry(
+          'Mapping the Tides of the Severn Estuary',
+          `${SITE}/2024/05/mapping-the-tides/`,
+          'The second-highest tidal range in the world, measured with a borrowed theodolite and a great deal of patience.',
+        ),
         entry('Why Ordnance Survey Maps Use Four Typefaces', `${SITE}/2024/04/ordnance-survey-fonts/`, 'Upright for land, italic for water, and a story about a 1930s committee.'),
         entry('Contour Lines, Hachures & Hill Shading', 'https://fieldnotes.example/2024/03/contour-lines/', 'Three centuries of trying to draw mountains on flat paper.'),
         entry('The Lost Villages of Salisbury Plain', `${SITE}/2024/02/lost-villages/`, 'Imber was evacuated in 1943 and never given back; the maps kept it for decades.'),
-        entry('GPS vs Paper: a Winter Walk in the Cairngorms', `${SITE}/2024/01/gps-vs-paper/`, 'One battery died at −12 °C. The paper map did not. Costs: £14.99 for the map, about $400 for the GPS.'),
+        entry(
+          'GPS vs Paper: a Winter Walk in the Cairngorms',
+          `${SITE}/2024/01/gps-vs-paper/`,
+          'One battery died at −12 °C. The paper map did not. Costs: £14.99 for the map, about $400 for the GPS.',
+        ),
         entry('Reading Old Town Plans', `${SITE}/2023/12/old-town-plans/`, 'Burgage plots, market places and the long shadows of medieval property lines.'),
       ],
     );
@@ -225,7 +241,20 @@ function runInlineScripts(html: string): string {
 
 describe('each source alone', () => {
   test('the order of trust is the documented one', () => {
-    assert.deepEqual(TRUST, ['selectors', 'json-ld', 'microdata', 'rdfa', 'opengraph', 'meta', 'books-listing', 'visible', 'embedded-data', 'url', 'product-cards', 'article-list']);
+    assert.deepEqual(TRUST, [
+      'selectors',
+      'json-ld',
+      'microdata',
+      'rdfa',
+      'opengraph',
+      'meta',
+      'books-listing',
+      'visible',
+      'embedded-data',
+      'url',
+      'product-cards',
+      'article-list',
+    ]);
   });
 
   test('product-cards does not fire on an article list, whose posts mention prices in their summaries', () => {
@@ -239,7 +268,7 @@ describe('each source alone', () => {
     assert.ok(entries.every((i) => i.source === 'article-list' && i.fields.url !== undefined));
     const result = extract(html, pageUrl);
     assert.equal(result.extractor, 'product-cards');
-    assert.deepEqual(result.articles, [], 'the shop\'s cards are not articles');
+    assert.deepEqual(result.articles, [], "the shop's cards are not articles");
   });
 
   test('structured-data sources find nothing on pages without their markup', () => {
@@ -250,7 +279,7 @@ describe('each source alone', () => {
     }
   });
 
-  test('og:type website is no product: the blog is read as a list of articles, not as the site\'s product', () => {
+  test("og:type website is no product: the blog is read as a list of articles, not as the site's product", () => {
     const { html, pageUrl } = fixture('articles.html');
     assert.equal(runAlone(openGraphExtractor, 'articles.html')[0]?.fields.price, undefined);
     const result = extract(html, pageUrl);
@@ -262,7 +291,9 @@ describe('each source alone', () => {
     const items = productCardsExtractor.extract(parsePage(html, `${SITE}/`)!);
     assert.deepEqual(
       items.map((i) => [i.fields.title?.value, i.fields.price?.value]),
-      catalogueBooks().slice(0, 20).map((b) => [b.title, b.price]),
+      catalogueBooks()
+        .slice(0, 20)
+        .map((b) => [b.title, b.price]),
     );
   });
 
@@ -272,11 +303,14 @@ describe('each source alone', () => {
     const result = extract(html, pageUrl, { explain: true });
     assert.equal(result.extractor, 'json-ld');
     assert.equal(result.items.length, 1);
-    assert.deepEqual(result.explanation?.dropped.find((d) => d.source === 'product-cards'), {
-      source: 'product-cards',
-      count: 2,
-      reason: 'cards on a product page are other products (related items, carousels)',
-    });
+    assert.deepEqual(
+      result.explanation?.dropped.find((d) => d.source === 'product-cards'),
+      {
+        source: 'product-cards',
+        count: 2,
+        reason: 'cards on a product page are other products (related items, carousels)',
+      },
+    );
   });
 });
 
@@ -289,7 +323,10 @@ describe('product-cards heuristics', () => {
       <div class="row">${card(4, '<b class="price">$4</b>')}${card(5, '<b class="price">$5</b>')}${card(6, '<b class="price">$6</b>')}</div></main>`;
     const result = extract(html, `${SITE}/`);
     assert.equal(result.extractor, 'product-cards');
-    assert.deepEqual(result.items.map((i) => [i.title, i.price, i.url]), [1, 2, 3, 4, 5, 6].map((n) => [`Product ${n}`, n, `${SITE}/p/${n}`]));
+    assert.deepEqual(
+      result.items.map((i) => [i.title, i.price, i.url]),
+      [1, 2, 3, 4, 5, 6].map((n) => [`Product ${n}`, n, `${SITE}/p/${n}`]),
+    );
   });
 
   test('a struck-through or "was" price above the current one is kept as the list price', () => {
@@ -298,7 +335,14 @@ describe('product-cards heuristics', () => {
       ${card(2, '<div class="prices"><span class="price price--was">$30</span><span class="price price--now">$25</span></div>')}
       ${card(3, '<span class="price">$9</span>')}
     </section>`;
-    assert.deepEqual(extract(html, `${SITE}/`).items.map((i) => [i.price, i.list_price]), [[15, 20], [25, 30], [9, null]]);
+    assert.deepEqual(
+      extract(html, `${SITE}/`).items.map((i) => [i.price, i.list_price]),
+      [
+        [15, 20],
+        [25, 30],
+        [9, null],
+      ],
+    );
   });
 
   test('the current price wins over struck-through and "was" prices; a sold-out card keeps its price', () => {
@@ -307,7 +351,14 @@ describe('product-cards heuristics', () => {
       ${card(2, '<div class="prices"><span class="price price--was">$30</span><span class="price price--now">$25</span></div>')}
       ${card(3, '<span class="price">$9</span>', 'sold-out')}
     </section>`;
-    assert.deepEqual(extract(html, `${SITE}/`).items.map((i) => [i.title, i.price_text]), [['Product 1', '$15'], ['Product 2', '$25'], ['Product 3', '$9']]);
+    assert.deepEqual(
+      extract(html, `${SITE}/`).items.map((i) => [i.title, i.price_text]),
+      [
+        ['Product 1', '$15'],
+        ['Product 2', '$25'],
+        ['Product 3', '$9'],
+      ],
+    );
   });
 
   test('one priced card is not a listing', () => {
@@ -323,7 +374,10 @@ describe('selectors extractor', () => {
     const result = extract(html, pageUrl, { selectors: { item: '.product-card', title: 'h3', price: '.special-price, .price', link: 'a.thumb' } });
     assert.equal(result.extractor, 'selectors');
     assert.equal(result.items.length, 7);
-    assert.deepEqual(core(result.items)[0], item({ title: 'Leica M3 Vintage Camera', price_text: '$1,299.99', price: 1299.99, currency: 'USD', url: `${SITE}/items/vintage-camera` }));
+    assert.deepEqual(
+      core(result.items)[0],
+      item({ title: 'Leica M3 Vintage Camera', price_text: '$1,299.99', price: 1299.99, currency: 'USD', url: `${SITE}/items/vintage-camera` }),
+    );
     assert.equal(result.items[0]?.provenance.title?.source, 'selectors');
   });
 
@@ -332,7 +386,9 @@ describe('selectors extractor', () => {
     assert.equal(result.extractor, 'selectors');
     assert.deepEqual(
       result.items.map((i) => i.title),
-      catalogueBooks().slice(0, 20).map((b) => b.title),
+      catalogueBooks()
+        .slice(0, 20)
+        .map((b) => b.title),
     );
   });
 
@@ -341,7 +397,14 @@ describe('selectors extractor', () => {
       selectors: { item: 'main article', title: '.entry-title', price: '.none', description: '.summary' },
     });
     assert.equal(result.extractor, 'selectors');
-    assert.deepEqual(core(result.items)[0], item({ title: 'Mapping the Tides of the Severn Estuary', url: `${SITE}/2024/05/mapping-the-tides/`, description: 'The second-highest tidal range in the world, measured with a borrowed theodolite and a great deal of patience.' }));
+    assert.deepEqual(
+      core(result.items)[0],
+      item({
+        title: 'Mapping the Tides of the Severn Estuary',
+        url: `${SITE}/2024/05/mapping-the-tides/`,
+        description: 'The second-highest tidal range in the world, measured with a borrowed theodolite and a great deal of patience.',
+      }),
+    );
   });
 
   test('invalid or non-matching selectors fall through to the other extractors', () => {
@@ -352,8 +415,7 @@ describe('selectors extractor', () => {
 });
 
 describe('JSON-LD details', () => {
-  const page = (...blocks: string[]): string =>
-    `<html><head>${blocks.map((b) => `<script type="application/ld+json">${b}</script>`).join('')}</head><body></body></html>`;
+  const page = (...blocks: string[]): string => `<html><head>${blocks.map((b) => `<script type="application/ld+json">${b}</script>`).join('')}</head><body></body></html>`;
 
   test('a block with trailing commas is repaired; a block that is not JSON is skipped alone', () => {
     const result = extract(
@@ -361,28 +423,44 @@ describe('JSON-LD details', () => {
       `${SITE}/x`,
     );
     assert.equal(result.page_type, 'listing');
-    assert.deepEqual(result.items.map((i) => [i.title, i.price, i.currency]), [['A', 1, 'USD'], ['B', 2, null]]);
+    assert.deepEqual(
+      result.items.map((i) => [i.title, i.price, i.currency]),
+      [
+        ['A', 1, 'USD'],
+        ['B', 2, null],
+      ],
+    );
   });
 
-  test('one priced product beside unpriced ones is the page\'s product; the others are related items', () => {
+  test("one priced product beside unpriced ones is the page's product; the others are related items", () => {
     const result = extract(page('{"@type": "Product", "name": "A", "offers": {"price": 1, "priceCurrency": "USD"}}', '[{"@type":"Product","name":"B"}]'), `${SITE}/x`);
     assert.equal(result.page_type, 'product');
-    assert.deepEqual(result.items.map((i) => [i.title, i.price]), [['A', 1]]);
+    assert.deepEqual(
+      result.items.map((i) => [i.title, i.price]),
+      [['A', 1]],
+    );
   });
 
   test('CDATA and comment wrappers around the JSON are tolerated', () => {
     const product = '{"@type": "Product", "name": "Wrapped", "offers": {"price": "2.50", "priceCurrency": "EUR"}}';
     for (const wrapped of [`//<![CDATA[\n${product}\n//]]>`, `/* <![CDATA[ */ ${product} /* ]]> */`, `<!-- ${product} -->`]) {
-      assert.deepEqual(extract(page(wrapped), `${SITE}/`).items.map((i) => [i.title, i.price, i.currency]), [['Wrapped', 2.5, 'EUR']], wrapped);
+      assert.deepEqual(
+        extract(page(wrapped), `${SITE}/`).items.map((i) => [i.title, i.price, i.currency]),
+        [['Wrapped', 2.5, 'EUR']],
+        wrapped,
+      );
     }
   });
 
   test('ItemList entries that are only url + name become items without price', () => {
-    const list = { '@type': 'ItemList', itemListElement: [{ '@type': 'ListItem', position: 1, url: '/a', name: 'First' }, { '@type': 'ListItem', item: '/b', name: 'Second' }] };
-    assert.deepEqual(core(extract(page(JSON.stringify(list)), `${SITE}/list/`).items), [
-      item({ title: 'First', url: `${SITE}/a` }),
-      item({ title: 'Second', url: `${SITE}/b` }),
-    ]);
+    const list = {
+      '@type': 'ItemList',
+      itemListElement: [
+        { '@type': 'ListItem', position: 1, url: '/a', name: 'First' },
+        { '@type': 'ListItem', item: '/b', name: 'Second' },
+      ],
+    };
+    assert.deepEqual(core(extract(page(JSON.stringify(list)), `${SITE}/list/`).items), [item({ title: 'First', url: `${SITE}/a` }), item({ title: 'Second', url: `${SITE}/b` })]);
   });
 
   test('an Offer with itemOffered, and prices that are negative or absurd, are handled', () => {
@@ -396,7 +474,11 @@ describe('JSON-LD details', () => {
     };
     assert.deepEqual(
       extract(page(JSON.stringify(offers)), `${SITE}/`).items.map((i) => [i.title, i.price, i.currency]),
-      [['Offered', 9.99, 'GBP'], ['Negative', null, null], ['Absurd', null, null]],
+      [
+        ['Offered', 9.99, 'GBP'],
+        ['Negative', null, null],
+        ['Absurd', null, null],
+      ],
     );
   });
 });
@@ -425,10 +507,13 @@ describe('normalisation and next links', () => {
     </ul>`;
     const result = extract(html, `${SITE}/`);
     assert.equal(result.extractor, 'product-cards');
-    assert.deepEqual(result.items.map((i) => [i.title.length > 100 ? i.title.length : i.title, i.url]), [
-      ['Spaced out title', `${SITE}/1`],
-      [500, `${SITE}/2`],
-    ]);
+    assert.deepEqual(
+      result.items.map((i) => [i.title.length > 100 ? i.title.length : i.title, i.url]),
+      [
+        ['Spaced out title', `${SITE}/1`],
+        [500, `${SITE}/2`],
+      ],
+    );
   });
 
   const next = (body: string, pageUrl = `${SITE}/list/page-1.html`): string | null => extract(`<html><head></head><body>${body}</body></html>`, pageUrl).nextUrl;
@@ -477,23 +562,35 @@ describe('hostile input', () => {
   test('schema.org graphs whose references point at each other are walked once per node, in microdata and JSON-LD', async (t) => {
     // Each item refers to all the others: a walk of every path through the graph (16 levels deep)
     // would never end, so the page is extracted in a thread the test can stop (the hang guard).
-    const pool = new Piscina<ExtractTask, ExtractionResult>({ filename: fileURLToPath(new URL('../../src/scraping/extract/extract-worker.ts', import.meta.url)), maxThreads: 1 });
+    const pool = new Piscina<ExtractTask, ExtractionResult>({
+      filename: fileURLToPath(new URL('../../../src/scraping/extract/extract-worker.ts', import.meta.url)),
+      maxThreads: 1,
+    });
     t.after(() => pool.destroy());
     const ids = Array.from({ length: 12 }, (_, i) => `n${i}`);
     const microdata = ids
-      .map((id) => `<div id="${id}" itemprop="related" itemscope itemtype="https://schema.org/Thing" itemref="${ids.filter((other) => other !== id).join(' ')}"><span itemprop="name">${id}</span></div>`)
+      .map(
+        (id) =>
+          `<div id="${id}" itemprop="related" itemscope itemtype="https://schema.org/Thing" itemref="${ids.filter((other) => other !== id).join(' ')}"><span itemprop="name">${id}</span></div>`,
+      )
       .join('');
     const graph = ids.map((id) => ({ '@id': `#${id}`, '@type': 'Thing', name: id, related: ids.filter((other) => other !== id).map((other) => ({ '@id': `#${other}` })) }));
     const product = '<script type="application/ld+json">{"@type":"Product","name":"Mesh lamp","offers":{"price":"9.50","priceCurrency":"EUR"}}</script>';
     for (const html of [`<body>${microdata}${product}</body>`, `<body><script type="application/ld+json">${JSON.stringify({ '@graph': graph })}</script>${product}</body>`]) {
       assert.ok(html.length < 10_000, 'a small page');
       const result = await pool.run({ html, pageUrl: `${SITE}/`, options: {} }, { signal: AbortSignal.timeout(30_000) });
-      assert.deepEqual(result.items.map((i) => [i.title, i.price]), [['Mesh lamp', 9.5]]);
+      assert.deepEqual(
+        result.items.map((i) => [i.title, i.price]),
+        [['Mesh lamp', 9.5]],
+      );
     }
   });
 
   test('pages built against the visible and embedded readers finish, in a thread the test can stop (the hang guard)', async (t) => {
-    const pool = new Piscina<ExtractTask, ExtractionResult>({ filename: fileURLToPath(new URL('../../src/scraping/extract/extract-worker.ts', import.meta.url)), maxThreads: 1 });
+    const pool = new Piscina<ExtractTask, ExtractionResult>({
+      filename: fileURLToPath(new URL('../../../src/scraping/extract/extract-worker.ts', import.meta.url)),
+      maxThreads: 1,
+    });
     t.after(() => pool.destroy());
     const head = '<title>Mesh lamp</title>';
     const pages = [
@@ -510,15 +607,41 @@ describe('hostile input', () => {
     ];
     for (const html of pages) {
       const result = await pool.run({ html, pageUrl: `${SITE}/p/1`, options: {} }, { signal: AbortSignal.timeout(60_000) });
-      assert.deepEqual(result.items.map((i) => [i.title, i.price]), [['Mesh lamp', 9.5]]);
+      assert.deepEqual(
+        result.items.map((i) => [i.title, i.price]),
+        [['Mesh lamp', 9.5]],
+      );
     }
   });
 
   test('random HTML-ish markup gives only storable items, and a product stated after it is still found', () => {
     const piece = fc.oneof(
-      fc.constantFrom('<div class="card">', '</div>', '<h3>', '</h3>', '<a href="/x">', '<a href=', '</a>', '<span class="price">', '$1,299.99', '£0.99',
-        '<article>', '<script type="application/ld+json">', '{"@type":"Product","name":', '</script>', '<li class="next">', '<meta property="og:type" content="product">',
-        '<div itemscope itemtype="https://schema.org/Product">', '<span itemprop="name">', '<!--', '-->', '&amp;', '&#x', '<![CDATA[', '\u0000'),
+      fc.constantFrom(
+        '<div class="card">',
+        '</div>',
+        '<h3>',
+        '</h3>',
+        '<a href="/x">',
+        '<a href=',
+        '</a>',
+        '<span class="price">',
+        '$1,299.99',
+        '£0.99',
+        '<article>',
+        '<script type="application/ld+json">',
+        '{"@type":"Product","name":',
+        '</script>',
+        '<li class="next">',
+        '<meta property="og:type" content="product">',
+        '<div itemscope itemtype="https://schema.org/Product">',
+        '<span itemprop="name">',
+        '<!--',
+        '-->',
+        '&amp;',
+        '&#x',
+        '<![CDATA[',
+        '\u0000',
+      ),
       fc.string({ unit: 'binary', maxLength: 20 }),
     );
     fc.assert(
@@ -529,7 +652,10 @@ describe('hostile input', () => {
           assert.ok(item.price === null || (Number.isFinite(item.price) && item.price >= 0), String(item.price));
         }
         // A product stated after the noise (its open constructs closed) is still found.
-        const planted = extract(`${pieces.join('')}--></script>\n<script type="application/ld+json">{"@type":"Product","name":"Planted lamp","offers":{"price":"12.50","priceCurrency":"EUR"}}</script>`, pageUrl);
+        const planted = extract(
+          `${pieces.join('')}--></script>\n<script type="application/ld+json">{"@type":"Product","name":"Planted lamp","offers":{"price":"12.50","priceCurrency":"EUR"}}</script>`,
+          pageUrl,
+        );
         // (Unless the noise left a construct only its own end closes: an attribute value or a CDATA section.)
         if (!/<a href=(?!"\/x">)|<!\[CDATA\[|&#x$/.test(pieces.join(''))) {
           const found = planted.items.find((i) => i.title === 'Planted lamp');
@@ -567,5 +693,4 @@ describe('books catalogue fixture', () => {
   test('the last page has no next link, so the pager stops there', () => {
     assert.equal(extract(renderCataloguePage(3)!, `${SITE}/catalogue/page-3.html`).nextUrl, null);
   });
-
 });

@@ -4,19 +4,69 @@ import assert from 'node:assert/strict';
 import { load } from 'cheerio';
 import type { AnyNode, Element } from 'domhandler';
 import fc from 'fast-check';
-import { extract } from '../../src/scraping/extract/index.js';
-import { paragraphsHtml, sanitizeBodyHtml } from '../../src/scraping/extract/sanitize-body-html.js';
+import { extract } from '../../../src/scraping/extract/index.js';
+import { paragraphsHtml, sanitizeBodyHtml } from '../../../src/scraping/extract/sanitize-body-html.js';
 
 const PAGE = 'https://news.example/2024/story';
 
 const ALLOWED: Record<string, readonly string[]> = {
-  a: ['href', 'title', 'rel'], img: ['src', 'alt', 'title', 'width', 'height'], td: ['colspan', 'rowspan'], th: ['colspan', 'rowspan', 'scope'],
-  ol: ['start', 'reversed'], time: ['datetime'], abbr: ['title'], q: ['cite'], blockquote: ['cite'],
+  a: ['href', 'title', 'rel'],
+  img: ['src', 'alt', 'title', 'width', 'height'],
+  td: ['colspan', 'rowspan'],
+  th: ['colspan', 'rowspan', 'scope'],
+  ol: ['start', 'reversed'],
+  time: ['datetime'],
+  abbr: ['title'],
+  q: ['cite'],
+  blockquote: ['cite'],
 };
 const TAGS = new Set([
-  'p', 'br', 'hr', 'h2', 'h3', 'h4', 'h5', 'h6', 'blockquote', 'pre', 'code', 'ul', 'ol', 'li', 'dl', 'dt', 'dd', 'em', 'strong', 'b', 'i',
-  'u', 's', 'del', 'ins', 'sub', 'sup', 'small', 'mark', 'abbr', 'cite', 'q', 'time', 'a', 'img', 'figure', 'table', 'caption', 'thead',
-  'tbody', 'tfoot', 'tr', 'th', 'td', 'div', 'span',
+  'p',
+  'br',
+  'hr',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'blockquote',
+  'pre',
+  'code',
+  'ul',
+  'ol',
+  'li',
+  'dl',
+  'dt',
+  'dd',
+  'em',
+  'strong',
+  'b',
+  'i',
+  'u',
+  's',
+  'del',
+  'ins',
+  'sub',
+  'sup',
+  'small',
+  'mark',
+  'abbr',
+  'cite',
+  'q',
+  'time',
+  'a',
+  'img',
+  'figure',
+  'table',
+  'caption',
+  'thead',
+  'tbody',
+  'tfoot',
+  'tr',
+  'th',
+  'td',
+  'div',
+  'span',
 ]);
 
 /**
@@ -79,7 +129,10 @@ const HOSTILE: ReadonlyArray<readonly [string, string]> = [
   ['<blockquote cite="javascript:alert(1)"><p>quoted</p></blockquote>', '<blockquote><p>quoted</p></blockquote>'],
   ['<h1 onclick="alert(1)">Headline</h1>', '<h2>Headline</h2>'],
   ['<p>Text mentioning &lt;script&gt;alert(1)&lt;/script&gt; stays text</p>', '<p>Text mentioning &lt;script&gt;alert(1)&lt;/script&gt; stays text</p>'],
-  ['<a href="/relative/page">in site</a> <a href="mailto:desk@news.example">mail</a>', '<a href="https://news.example/relative/page" rel="nofollow noopener noreferrer">in site</a> <a href="mailto:desk@news.example" rel="nofollow noopener noreferrer">mail</a>'],
+  [
+    '<a href="/relative/page">in site</a> <a href="mailto:desk@news.example">mail</a>',
+    '<a href="https://news.example/relative/page" rel="nofollow noopener noreferrer">in site</a> <a href="mailto:desk@news.example" rel="nofollow noopener noreferrer">mail</a>',
+  ],
   ['<img data-src="/img/real.jpg" src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" alt="lazy">', '<img src="https://news.example/img/real.jpg" alt="lazy" />'],
 ];
 
@@ -94,11 +147,45 @@ describe('sanitized body_html can never run script', () => {
 
   test('random hostile markup: the output is inert and sanitizing it again changes nothing', () => {
     const pieces = [
-      '<script>alert(1)</script>', '<img src=x onerror=alert(1)>', '<a href="javascript:alert(1)">', '</a>', '<svg onload=alert(1)>',
-      '<style>', '</style>', '<iframe src=javascript:alert(1)>', '<p onclick=alert(1)>', '</p>', '<!--', '-->', '<![CDATA[', ']]>',
-      '<xmp>', '</xmp>', '<noscript>', '</noscript>', '<math><mtext>', '<table>', '<td>', '<a href="data:text/html,x">', '"', "'", '>',
-      '<', '&#106;', '&lt;', 'javascript:', ' onerror=', '<b style="x:expression(alert(1))">', '<textarea>', '</textarea>', 'text ',
-      '<img src="https://ok.example/i.png">', '<a href="https://ok.example/">', '<pre>', '</pre>', '\n  ',
+      '<script>alert(1)</script>',
+      '<img src=x onerror=alert(1)>',
+      '<a href="javascript:alert(1)">',
+      '</a>',
+      '<svg onload=alert(1)>',
+      '<style>',
+      '</style>',
+      '<iframe src=javascript:alert(1)>',
+      '<p onclick=alert(1)>',
+      '</p>',
+      '<!--',
+      '-->',
+      '<![CDATA[',
+      ']]>',
+      '<xmp>',
+      '</xmp>',
+      '<noscript>',
+      '</noscript>',
+      '<math><mtext>',
+      '<table>',
+      '<td>',
+      '<a href="data:text/html,x">',
+      '"',
+      "'",
+      '>',
+      '<',
+      '&#106;',
+      '&lt;',
+      'javascript:',
+      ' onerror=',
+      '<b style="x:expression(alert(1))">',
+      '<textarea>',
+      '</textarea>',
+      'text ',
+      '<img src="https://ok.example/i.png">',
+      '<a href="https://ok.example/">',
+      '<pre>',
+      '</pre>',
+      '\n  ',
     ];
     fc.assert(
       fc.property(fc.array(fc.oneof(fc.constantFrom(...pieces), fc.string({ maxLength: 6 })), { maxLength: 40 }), (parts) => {

@@ -1,12 +1,12 @@
 // The visible product page as tables: the title, the buy controls, the price of the buy box, the stock line and the product code, on markup that imitates real shops.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { extract } from '../../src/scraping/extract/index.js';
-import { parsePage } from '../../src/scraping/extract/page.js';
-import { codeLabel } from '../../src/scraping/extract/product-codes.js';
-import { splitPriceText } from '../../src/scraping/extract/split-prices.js';
-import { stockFromText } from '../../src/scraping/extract/stock-text.js';
-import { readVisible, type VisibleEvidence } from '../../src/scraping/extract/visible-extractor.js';
+import { extract } from '../../../src/scraping/extract/index.js';
+import { parsePage } from '../../../src/scraping/extract/page.js';
+import { codeLabel } from '../../../src/scraping/extract/product-codes.js';
+import { splitPriceText } from '../../../src/scraping/extract/split-prices.js';
+import { stockFromText } from '../../../src/scraping/extract/stock-text.js';
+import { readVisible, type VisibleEvidence } from '../../../src/scraping/extract/visible-extractor.js';
 
 const PAGE_URL = 'http://shop.example/p/desk-tidy';
 
@@ -19,7 +19,7 @@ function visible(body: string, title = 'Walnut Desk Tidy | Example Shop'): Visib
 
 const fields = (v: VisibleEvidence) => v.candidate?.fields ?? {};
 
-describe('stock in the shop\'s own words', () => {
+describe("stock in the shop's own words", () => {
   const CASES: ReadonlyArray<readonly [string, string | null]> = [
     ['Currently unavailable.', 'out_of_stock'],
     ['Derzeit nicht verfügbar.', 'out_of_stock'],
@@ -77,7 +77,7 @@ describe('a product code after its label, in the languages shops write', () => {
     ['SKUs available: 12', undefined],
   ];
   for (const [text, expected] of CASES) {
-    test(`${JSON.stringify(text)} -> ${expected === undefined ? 'no label' : expected ?? 'label, value beside it'}`, () => {
+    test(`${JSON.stringify(text)} -> ${expected === undefined ? 'no label' : (expected ?? 'label, value beside it')}`, () => {
       const labelled = codeLabel(text);
       if (expected === undefined) assert.equal(labelled, null);
       else assert.equal(labelled?.value, expected);
@@ -112,7 +112,11 @@ describe('the price of the buy box', () => {
       `<h1>Walnut Desk Tidy</h1><table><tr><td><b>8</b> 折 <span>1580</span><span class="u"> 元 </span><a href="/c"><span>Coupon: spend 1000 get 100 back on the whole store</span></a></td></tr></table>${buy}`,
       1580,
     ],
-    ['a "from" price whose digits sit in their own element', `<div class="title">Walnut Desk Tidy</div><div class="deal">每份$<span>120</span>元起</div><a id="buy_btn" href="javascript:;" onclick="buy()"><img src="/b.png"></a>`, 120],
+    [
+      'a "from" price whose digits sit in their own element',
+      `<div class="title">Walnut Desk Tidy</div><div class="deal">每份$<span>120</span>元起</div><a id="buy_btn" href="javascript:;" onclick="buy()"><img src="/b.png"></a>`,
+      120,
+    ],
     [
       'a price labelled for screen readers as the sale price, split from its unit',
       `<h1>Walnut Desk Tidy</h1><p><strong aria-label="판매가">30,000<sub>원~</sub></strong></p>${buy}<section class="related-deals"><p class="price">45,000원</p></section>`,
@@ -125,10 +129,20 @@ describe('the price of the buy box', () => {
         `<div id="rightCol"><div class="a">${buy}</div><div class="b"><div><span class="price">£149.00</span></div></div></div>`,
       52.49,
     ],
-    ['the current bid of an auction', `<h1>Walnut Desk Tidy</h1><div class="status"><span class="price">$340</span><span class="count">4 bids</span></div>${buy}`, 340, { cue: 'the current bid' }],
-    ['an auction\'s starting price is not the price', `<h1>Walnut Desk Tidy</h1><p class="price">$340</p><div><span>Starting Price $250</span>${buy}</div>`, 340],
+    [
+      'the current bid of an auction',
+      `<h1>Walnut Desk Tidy</h1><div class="status"><span class="price">$340</span><span class="count">4 bids</span></div>${buy}`,
+      340,
+      { cue: 'the current bid' },
+    ],
+    ["an auction's starting price is not the price", `<h1>Walnut Desk Tidy</h1><p class="price">$340</p><div><span>Starting Price $250</span>${buy}</div>`, 340],
     ['a struck price alone in the box is the price', `<h1>Walnut Desk Tidy</h1><ul><li class="price"><span class="price-old-live">40.00€</span></li></ul>${buy}`, 40],
-    ['a current price beats the struck one beside it, which becomes the list price', `<h1>Walnut Desk Tidy</h1><p><del>£20.00</del> <ins class="price">£15.00</ins></p>${buy}`, 15, { list_price: 20 }],
+    [
+      'a current price beats the struck one beside it, which becomes the list price',
+      `<h1>Walnut Desk Tidy</h1><p><del>£20.00</del> <ins class="price">£15.00</ins></p>${buy}`,
+      15,
+      { list_price: 20 },
+    ],
     ['a price per kilo is not the price', `<h1>Walnut Desk Tidy</h1><p class="price">€7.45</p><div><span class="price">(€29.80 / kg)</span>${buy}</div>`, 7.45],
     [
       'a price per kilo is not the price, whatever stands beside it',
@@ -137,7 +151,11 @@ describe('the price of the buy box', () => {
     ],
     ['shipping is not the price', `<h1>Walnut Desk Tidy</h1><p class="price">$24.00</p><div><span>Shipping: $5.99</span>${buy}</div>`, 24],
     ['a shipping box is not the price, whatever its text', `<h1>Walnut Desk Tidy</h1><p class="price">$24.00</p><div><div class="shipping-price">10 ₪</div>${buy}</div>`, 24],
-    ["other sellers' offers are not the price", `<h1>Walnut Desk Tidy</h1><p class="price">68,90 €</p><div><a href="/offers"><span>New &amp; used (4) from</span> <span class="price">63,06 €</span></a>${buy}</div>`, 68.9],
+    [
+      "other sellers' offers are not the price",
+      `<h1>Walnut Desk Tidy</h1><p class="price">68,90 €</p><div><a href="/offers"><span>New &amp; used (4) from</span> <span class="price">63,06 €</span></a>${buy}</div>`,
+      68.9,
+    ],
     ['a price before tax is not the price', `<h1>Walnut Desk Tidy</h1><p class="price">100.00€</p><div><span>Brez DDV: 81.20€</span>${buy}</div>`, 100],
     [
       'a price a customer wrote in a review is not the price',
@@ -145,7 +163,12 @@ describe('the price of the buy box', () => {
       24,
     ],
     ['points to collect are not the price', `<h1>Walnut Desk Tidy</h1><p class="price">$880</p><div><p>下載APP即可獲得$50點！</p>${buy}</div>`, 880],
-    ['a price in a line-through class is the regular one', `<h1>Walnut Desk Tidy</h1><div class="price"><div class="line-through">$1100</div><div class="current">$880</div></div>${buy}`, 880, { list_price: 1100 }],
+    [
+      'a price in a line-through class is the regular one',
+      `<h1>Walnut Desk Tidy</h1><div class="price"><div class="line-through">$1100</div><div class="current">$880</div></div>${buy}`,
+      880,
+      { list_price: 1100 },
+    ],
     ['a zero shown near the button is not the price', `<h1>Walnut Desk Tidy</h1><p class="price">$24.00</p><div><span class="price">0 р.</span>${buy}</div>`, 24],
     [
       'a price drawn twice, once for screen readers and once split for the eye, is read whole',
@@ -166,10 +189,19 @@ describe('the price of the buy box', () => {
   }
 });
 
-describe('the title of the page\'s product', () => {
+describe("the title of the page's product", () => {
   const CASES: ReadonlyArray<readonly [name: string, body: string, title: string, pageTitle?: string, locator?: RegExp]> = [
-    ['a hidden template\'s h1 before the real one', '<div class="aok-hidden"><h1>Added to Basket</h1></div><h1><span>Walnut Desk Tidy</span></h1>', 'Walnut Desk Tidy', 'Example Shop'],
-    ['the h1 inside the site header, among its menus', '<header><ul><li><a href="/a">Kitchen</a></li><li><a href="/b">Office</a></li></ul><h1>Walnut Desk Tidy</h1></header><p class="price">$24.00</p>', 'Walnut Desk Tidy'],
+    [
+      "a hidden template's h1 before the real one",
+      '<div class="aok-hidden"><h1>Added to Basket</h1></div><h1><span>Walnut Desk Tidy</span></h1>',
+      'Walnut Desk Tidy',
+      'Example Shop',
+    ],
+    [
+      'the h1 inside the site header, among its menus',
+      '<header><ul><li><a href="/a">Kitchen</a></li><li><a href="/b">Office</a></li></ul><h1>Walnut Desk Tidy</h1></header><p class="price">$24.00</p>',
+      'Walnut Desk Tidy',
+    ],
     ['no h1: the element whose text the page title repeats', '<div class="menu">Office</div><div class="title">Walnut Desk Tidy</div>', 'Walnut Desk Tidy'],
     [
       'a region hidden from screen readers while a dialog was open is still shown',
@@ -177,7 +209,12 @@ describe('the title of the page\'s product', () => {
       'Walnut Desk Tidy',
     ],
     ['the h2 the page title repeats', '<h2 class="deal_title_main">Walnut Desk Tidy</h2><p>Free delivery</p>', 'Walnut Desk Tidy'],
-    ['a card title inside a link is not the page\'s', '<ul><li><a href="/x"><h1>Brass Letter Opener</h1></a></li></ul><h1>Walnut Desk Tidy</h1>', 'Walnut Desk Tidy', 'Example Shop'],
+    [
+      "a card title inside a link is not the page's",
+      '<ul><li><a href="/x"><h1>Brass Letter Opener</h1></a></li></ul><h1>Walnut Desk Tidy</h1>',
+      'Walnut Desk Tidy',
+      'Example Shop',
+    ],
     ['an h1 beats a container named "productTitle" around it', '<div id="productTitle_feature_div"><h1>Walnut Desk Tidy</h1></div>', 'Walnut Desk Tidy', undefined, /h1$/],
   ];
   for (const [name, body, title, pageTitle, locator] of CASES) {
@@ -202,7 +239,11 @@ describe('buy controls and purchase points', () => {
     ['a cart button named by id whatever it says', '<button type="button" id="button-cart">Dodaj</button>', 1],
     ['"Naroči"', '<button type="button">Naroči</button>', 1],
     ['a script link that buys ("javascript:buy_process")', '<a href="javascript:buy_process(\'x\')">購物車</a>', 1],
-    ['a container named for the cart is not the control; the button in it is', '<div id="addToCart_feature_div"><span>Add to Basket</span><input type="submit" value="Add to Basket"></div>', 1],
+    [
+      'a container named for the cart is not the control; the button in it is',
+      '<div id="addToCart_feature_div"><span>Add to Basket</span><input type="submit" value="Add to Basket"></div>',
+      1,
+    ],
     ['a promotion link that starts with "Buy" is not a control', '<a href="/music">Buy this item and get 90 days free</a>', 0],
     ['"Buy at" another site is not a control', '<a href="https://other.example/x">Buy now</a>', 0],
     [
@@ -212,10 +253,14 @@ describe('buy controls and purchase points', () => {
     ],
     [
       'the buy box the page names wins over per-track buy buttons',
-      '<ol>' + '<li><a id="track_buyButton_1" role="button" href="/t">$1.29</a></li>'.repeat(6) + '</ol><div id="buybox"><a role="button" href="/buy">Buy MP3 Album</a></div>',
+      `<ol>${'<li><a id="track_buyButton_1" role="button" href="/t">$1.29</a></li>'.repeat(6)}</ol><div id="buybox"><a role="button" href="/buy">Buy MP3 Album</a></div>`,
       1,
     ],
-    ['unlabelled submits of other sellers\' cart forms do not count', '<button>Add to Cart</button><form action="/cart/add"><input type="submit"></form><form action="/cart/add?s=2"><input type="submit"></form>', 1],
+    [
+      "unlabelled submits of other sellers' cart forms do not count",
+      '<button>Add to Cart</button><form action="/cart/add"><input type="submit"></form><form action="/cart/add?s=2"><input type="submit"></form>',
+      1,
+    ],
   ];
   for (const [name, body, count] of CASES) {
     test(name, () => {
@@ -226,16 +271,56 @@ describe('buy controls and purchase points', () => {
 
 describe('the stock line beside the product', () => {
   const CASES: ReadonlyArray<readonly [name: string, body: string, availability: string | undefined, stated: boolean]> = [
-    ['the page says it in the stock line, no buy button', '<h1>Walnut Desk Tidy</h1><div id="availability"><span>Currently unavailable.</span><br>We don\'t know when or if this item will be back in stock.</div>', 'out_of_stock', true],
+    [
+      'the page says it in the stock line, no buy button',
+      '<h1>Walnut Desk Tidy</h1><div id="availability"><span>Currently unavailable.</span><br>We don\'t know when or if this item will be back in stock.</div>',
+      'out_of_stock',
+      true,
+    ],
     ['a disabled buy button', '<h1>Walnut Desk Tidy</h1><p class="price">$24</p><button disabled>Add to cart</button>', 'out_of_stock', false],
     ['an enabled buy button', '<h1>Walnut Desk Tidy</h1><p class="price">$24</p><button>Add to cart</button>', 'in_stock', false],
-    ['a chat that is unavailable says nothing of stock', '<h1>Walnut Desk Tidy</h1><p class="price">$24</p><p class="chatStatus">Chat is unavailable</p><button>Add to cart</button>', 'in_stock', false],
-    ['store pickup that is unavailable says nothing of stock', '<h1>Walnut Desk Tidy</h1><div class="storeAvailability"><span>Unavailable for store pickup</span></div><p class="price">$24</p><button>Add to cart</button>', 'in_stock', false],
-    ['a sentence that mentions a stock word is not the stock line', '<h1>Walnut Desk Tidy</h1><p class="price">$24</p><div class="buy"><p>Sold out twice last winter, order early</p><button>Add to cart</button></div>', 'in_stock', false],
-    ['a size that is unavailable says nothing of the product', '<h1>Walnut Desk Tidy</h1><p class="price">$24</p><ul class="size-selector"><li><span>42</span> <span>Unavailable</span></li></ul><button>Add to cart</button>', 'in_stock', false],
-    ['a wish list that is unavailable says nothing of stock', '<h1>Walnut Desk Tidy</h1><p class="price">$24</p><div class="buy"><button>Add to cart</button><span>List unavailable.</span></div>', 'in_stock', false],
-    ['a hidden dropdown\'s words are not read', '<h1>Walnut Desk Tidy</h1><p class="price">$24</p><div class="buy"><button>Add to cart</button><div class="a-hidden"><span>Currently unavailable</span></div></div>', 'in_stock', false],
-    ['a word inside the buy button is its state, read from the button', '<h1>Walnut Desk Tidy</h1><p class="price">$24</p><a class="btn" href="/cart/add"><span>Dodaj do koszyka</span><span class="state">niedostępny</span></a>', 'in_stock', false],
+    [
+      'a chat that is unavailable says nothing of stock',
+      '<h1>Walnut Desk Tidy</h1><p class="price">$24</p><p class="chatStatus">Chat is unavailable</p><button>Add to cart</button>',
+      'in_stock',
+      false,
+    ],
+    [
+      'store pickup that is unavailable says nothing of stock',
+      '<h1>Walnut Desk Tidy</h1><div class="storeAvailability"><span>Unavailable for store pickup</span></div><p class="price">$24</p><button>Add to cart</button>',
+      'in_stock',
+      false,
+    ],
+    [
+      'a sentence that mentions a stock word is not the stock line',
+      '<h1>Walnut Desk Tidy</h1><p class="price">$24</p><div class="buy"><p>Sold out twice last winter, order early</p><button>Add to cart</button></div>',
+      'in_stock',
+      false,
+    ],
+    [
+      'a size that is unavailable says nothing of the product',
+      '<h1>Walnut Desk Tidy</h1><p class="price">$24</p><ul class="size-selector"><li><span>42</span> <span>Unavailable</span></li></ul><button>Add to cart</button>',
+      'in_stock',
+      false,
+    ],
+    [
+      'a wish list that is unavailable says nothing of stock',
+      '<h1>Walnut Desk Tidy</h1><p class="price">$24</p><div class="buy"><button>Add to cart</button><span>List unavailable.</span></div>',
+      'in_stock',
+      false,
+    ],
+    [
+      "a hidden dropdown's words are not read",
+      '<h1>Walnut Desk Tidy</h1><p class="price">$24</p><div class="buy"><button>Add to cart</button><div class="a-hidden"><span>Currently unavailable</span></div></div>',
+      'in_stock',
+      false,
+    ],
+    [
+      'a word inside the buy button is its state, read from the button',
+      '<h1>Walnut Desk Tidy</h1><p class="price">$24</p><a class="btn" href="/cart/add"><span>Dodaj do koszyka</span><span class="state">niedostępny</span></a>',
+      'in_stock',
+      false,
+    ],
   ];
   for (const [name, body, availability, stated] of CASES) {
     test(name, () => {

@@ -1,9 +1,9 @@
 // Extraction in worker threads: big pages leave the event loop, with the same answer as inline.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { extract } from '../../src/scraping/extract/index.js';
-import { createExtractionPool, INLINE_BELOW_CHARS } from '../../src/scraping/extract/pool.js';
-import { renderCataloguePage } from '../fixtures/books-catalogue.js';
+import { extract } from '../../../src/scraping/extract/index.js';
+import { createExtractionPool, INLINE_BELOW_CHARS } from '../../../src/scraping/extract/pool.js';
+import { renderCataloguePage } from '../../fixtures/books-catalogue.js';
 
 test('a big page is extracted in a worker thread with the same result as inline; a small one inline', async (t) => {
   const pool = createExtractionPool({ threads: 2 });
@@ -21,7 +21,10 @@ test('a big page is extracted in a worker thread with the same result as inline;
   // Several at once share the threads; each answer is its own page's.
   const pages = [1, 2, 3].map((n) => renderCataloguePage(n)!.replace('</body>', `<div hidden>${'<p>x</p>'.repeat(20_000)}</div></body>`));
   const results = await Promise.all(pages.map((page) => pool.extract(page, url)));
-  assert.deepEqual(results.map((r) => r.items[0]?.title), pages.map((page) => extract(page, url).items[0]?.title));
+  assert.deepEqual(
+    results.map((r) => r.items[0]?.title),
+    pages.map((page) => extract(page, url).items[0]?.title),
+  );
 });
 
 test('EXTRACT_THREADS=0 extracts inline', async () => {
