@@ -4,10 +4,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { after, before, describe, test } from 'node:test';
+import { after, afterEach, before, describe, test } from 'node:test';
 import { createPgliteDatabase } from '../../src/db/database.js';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site.js';
-import { listening, startMainProcess } from '../process-helpers.js';
+import { listening, type ServiceProcess, startMainProcess as startProcess } from '../process-helpers.js';
 import { until, untilOutput } from '../wait.js';
 
 const HOLD_ENTRY = fileURLToPath(new URL('./hold-entry.ts', import.meta.url));
@@ -22,6 +22,21 @@ describe('main service lifecycle', () => {
   };
   before(async () => {
     site = await startFixtureSite();
+  });
+  // A test that fails before it stops its service must not leave the process running (the file would never end).
+  const running: ServiceProcess[] = [];
+  const startMainProcess = async (...args: Parameters<typeof startProcess>) => {
+    const service = await startProcess(...args);
+    running.push(service);
+    return service;
+  };
+  afterEach(async () => {
+    for (const service of running.splice(0)) {
+      if (service.child.exitCode === null && service.child.signalCode === null) {
+        service.child.kill('SIGKILL');
+        await service.exited;
+      }
+    }
   });
   after(async () => {
     await site.close();
