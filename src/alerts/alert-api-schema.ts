@@ -1,7 +1,7 @@
 // Request and answer shapes of /alert-rules, /alerts and /channels: validation, serialisation and the OpenAPI document.
 import { Type, type Static } from 'typebox';
 import { Nullable } from '../http/schemas.js';
-import { AlertRule, AlertRuleCreate } from './alert-rule-schema.js';
+import { AlertRule, AlertRuleCreate, DIGEST_MODES, type DigestMode } from './alert-rule-schema.js';
 import { ChannelConfig } from './channel-schema.js';
 
 const Uuid = Type.String({ pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$', description: 'UUID' });
@@ -19,12 +19,25 @@ export const RuleListQuery = Type.Object({ ...PageQuery.properties, enabled: Typ
 
 export const RuleView = Type.Object({ ...AlertRule.properties, created_at: Time, updated_at: Time }, { $id: 'AlertRuleView' });
 
-export const RulePatch = Type.Partial(Type.Object(AlertRuleCreate.properties), {
-  additionalProperties: false,
-  minProperties: 1,
-  description: 'Any of the fields; absent ones stay as they are. `scope` and `condition` are replaced whole.',
-  examples: [{ enabled: false }],
-});
+// Written out rather than Partial(AlertRuleCreate): its defaults would fill an absent field in and so change it.
+const { name, scope, condition } = AlertRuleCreate.properties;
+export const RulePatch = Type.Object(
+  {
+    name: Type.Optional(name),
+    scope: Type.Optional(scope),
+    condition: Type.Optional(condition),
+    cooldown_minutes: Type.Optional(Type.Integer({ minimum: 0, maximum: 525_600 })),
+    digest: Type.Optional(Type.Unsafe<DigestMode>({ type: 'string', enum: [...DIGEST_MODES] })),
+    channel_ids: Type.Optional(Type.Array(Type.String({ format: 'uuid' }), { maxItems: 20, uniqueItems: true })),
+    enabled: Type.Optional(Type.Boolean()),
+  },
+  {
+    additionalProperties: false,
+    minProperties: 1,
+    description: 'Any of the fields; absent ones stay as they are. `scope` and `condition` are replaced whole.',
+    examples: [{ enabled: false }],
+  },
+);
 export type RulePatch = Static<typeof RulePatch>;
 
 export const PreviewQuery = Type.Object(

@@ -115,17 +115,23 @@ for (const backend of backends()) {
         }),
         /the run failed after storing/,
       );
-      const firings = async () => (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM alert_firings WHERE firing->>'rule_name' = 'Any price change of the rollback shop'`))[0]!.n;
-      const deliveries = async () =>
-        (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM alert_deliveries WHERE channel_id = $1`, [channel.id]))[0]!.n;
+      const firings = async () =>
+        (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM alert_firings WHERE firing->>'rule_name' = 'Any price change of the rollback shop'`))[0]!.n;
+      const deliveries = async () => (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM alert_deliveries WHERE channel_id = $1`, [channel.id]))[0]!.n;
       assert.equal(await firings(), 0, 'no firing survived the rollback');
       assert.equal(await deliveries(), 0, 'no delivery either');
-      const queued = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${service.config.jobs.queueSchema}.job WHERE name = 'alert-delivery' AND data->>'delivery_id' IS NOT NULL AND created_on > now() - interval '1 hour'`);
+      const queued = await db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM ${service.config.jobs.queueSchema}.job WHERE name = 'alert-delivery' AND data->>'delivery_id' IS NOT NULL AND created_on > now() - interval '1 hour'`,
+      );
       const before = queued[0]!.n;
       await db.transaction((tx) => recorder.recordScraped([item(80)], run('r3'), tx));
       assert.equal(await firings(), 1, 'the committed change fired');
       await until('its message', () => receiver.received.find((r) => r.body.topic === 'rollback-7c1d'));
-      const after = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${service.config.jobs.queueSchema}.job WHERE name = 'alert-delivery' AND created_on > now() - interval '1 hour'`))[0]!.n;
+      const after = (
+        await db.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM ${service.config.jobs.queueSchema}.job WHERE name = 'alert-delivery' AND created_on > now() - interval '1 hour'`,
+        )
+      )[0]!.n;
       assert.equal(after, before + 1, 'exactly one delivery was ever queued for it');
     });
 
@@ -135,7 +141,13 @@ for (const backend of backends()) {
       failing.answer = { status: 503, body: 'upstream busy' };
       const channel = await created('/channels', { name: 'broken', config: { kind: 'gotify', server_url: `${failing.base}/gotify`, token: 'AgotifyS3cretTok' } });
       const product = await created('/products', { title: 'Kettle', price: 40, currency: 'EUR', availability: 'out_of_stock' });
-      await created('/alert-rules', { name: 'Kettle back', scope: { type: 'product', product_id: product.id }, condition: { type: 'back_in_stock' }, cooldown_minutes: 0, channel_ids: [channel.id] });
+      await created('/alert-rules', {
+        name: 'Kettle back',
+        scope: { type: 'product', product_id: product.id },
+        condition: { type: 'back_in_stock' },
+        cooldown_minutes: 0,
+        channel_ids: [channel.id],
+      });
       await inject('PATCH', `/products/${product.id}`, { availability: 'in_stock' });
       const disabled = await until('the channel disabled', async () => {
         const shown = (await inject('GET', `/channels/${channel.id}`)).json();
@@ -181,7 +193,7 @@ for (const backend of backends()) {
       assert.doesNotMatch(disabled.disabled_reason, /Zx9SecretSlackToken0123/);
     });
 
-    test('e-mail: the SMTP server in the test receives the alert through the service\'s own client, with the chart', async () => {
+    test("e-mail: the SMTP server in the test receives the alert through the service's own client, with the chart", async () => {
       const mails: Array<{ raw: string; to: string[]; user: unknown }> = [];
       const smtp = new SMTPServer({
         logger: false,
@@ -269,7 +281,14 @@ for (const backend of backends()) {
       const channel = await ntfy('tagged', 'tagged-5a7c');
       await created('/alert-rules', { name: 'Watch list', scope: { type: 'tag', tag: 'My Watch List ' }, condition: { type: 'price_changed' }, channel_ids: [channel.id] });
       const { db, recorder } = service.context;
-      const item = (price: number) => ({ scrape_key: 'https://tagged.example/p/9', title: 'Moka pot', price, currency: 'EUR', description: null, source_url: 'https://tagged.example/p/9' });
+      const item = (price: number) => ({
+        scrape_key: 'https://tagged.example/p/9',
+        title: 'Moka pot',
+        price,
+        currency: 'EUR',
+        description: null,
+        source_url: 'https://tagged.example/p/9',
+      });
       const run = (id: string, tags: string[]) => ({ id, source: 'https://tagged.example/', kind: 'scrape' as const, tags });
       await db.transaction((tx) => recorder.recordScraped([item(35)], run('t1', ['my watch list']), tx));
       const [product] = (await inject('GET', '/products?tag=MY%20WATCH%20LIST')).json();
