@@ -48,6 +48,7 @@ export function watchListRoutes(app: App, deps: WatchListRoutesDeps): void {
   // The CSV parser belongs to this route alone: elsewhere text/csv stays a 415.
   void app.register(async (plain) => {
     const scope = plain as unknown as App;
+    scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('text/csv', { parseAs: 'string' }, (_request, body, done) => done(null, body));
     scope.post(
       '/watch-lists/import',
