@@ -124,8 +124,12 @@ for (const backend of backends()) {
         `SELECT count(*)::int AS n FROM ${service.config.jobs.queueSchema}.job WHERE name = 'alert-delivery' AND data->>'delivery_id' IS NOT NULL AND created_on > now() - interval '1 hour'`,
       );
       const before = queued[0]!.n;
-      await db.transaction((tx) => recorder.recordScraped([item(80)], run('r3'), tx));
+      const committed = await db.transaction((tx) => recorder.recordScraped([item(80)], run('r3'), tx));
       assert.equal(await firings(), 1, 'the committed change fired');
+      // The same event judged again (another process, a retried job): its dedupe key keeps the one firing.
+      const again = await db.transaction((tx) => service.context.alerts.evaluator.evaluate(committed.events, tx));
+      assert.deepEqual(again, [], 'nothing new was written');
+      assert.equal(await firings(), 1);
       await until('its message', () => receiver.received.find((r) => r.body.topic === 'rollback-7c1d'));
       const after = (
         await db.query<{ n: number }>(

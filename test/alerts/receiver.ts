@@ -18,6 +18,8 @@ export interface Receiver {
   answer: { status: number; headers?: Record<string, string>; body?: unknown };
   /** Parks every request until released (a delivery provably in flight). */
   hold(): { release(): void };
+  /** Requests parked by `hold` right now. */
+  waiting(): number;
   close(): Promise<void>;
 }
 
@@ -38,6 +40,7 @@ export async function startReceiver(): Promise<Receiver> {
         },
       };
     },
+    waiting: () => parked?.length ?? 0,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
