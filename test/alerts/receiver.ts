@@ -15,7 +15,7 @@ export interface Receiver {
   base: string;
   received: Received[];
   /** What the next requests are answered with (status, headers, body). */
-  answer: { status: number; headers?: Record<string, string>; body?: unknown };
+  answer: { status: number; headers?: Record<string, string>; body?: unknown; /** Quote the request back (path, credentials, body), as careless services do in errors. */ echo?: boolean };
   /** Parks every request until released (a delivery provably in flight). */
   hold(): { release(): void };
   /** Requests parked by `hold` right now. */
@@ -60,7 +60,10 @@ export async function startReceiver(): Promise<Receiver> {
       }
       const answer = () => {
         received.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, raw });
-        const { status, headers, body: out } = state.answer;
+        const { status, headers, echo } = state.answer;
+        const out = echo
+          ? `cannot handle ${req.method} ${req.url} auth=${req.headers.authorization ?? ''} key=${req.headers['x-gotify-key'] ?? ''} body=${raw.slice(0, 2000)}`
+          : state.answer.body;
         res.writeHead(status, { 'content-type': typeof out === 'string' ? 'text/plain' : 'application/json', ...headers });
         res.end(out === undefined ? '' : typeof out === 'string' ? out : JSON.stringify(out));
       };
