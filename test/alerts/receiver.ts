@@ -15,7 +15,12 @@ export interface Receiver {
   base: string;
   received: Received[];
   /** What the next requests are answered with (status, headers, body). */
-  answer: { status: number; headers?: Record<string, string>; body?: unknown; /** Quote the request back (path, credentials, body), as careless services do in errors. */ echo?: boolean };
+  answer: {
+    status: number;
+    headers?: Record<string, string>;
+    body?: unknown /** Quote the request back (path, credentials, body), as careless services do in errors. */;
+    echo?: boolean;
+  };
   /** Parks every request until released (a delivery provably in flight). */
   hold(): { release(): void };
   /** Requests parked by `hold` right now. */

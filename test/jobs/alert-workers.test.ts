@@ -131,10 +131,14 @@ describe('alerts with several worker processes on one PostgreSQL', { skip }, () 
     assert.equal(schedule[0]!.n, 1, 'one calendar entry, whichever workers put it there');
     // Another tick passes; still one digest.
     const firstTick = await query<{ n: number }>(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'alert-digest'`);
-    await until('another tick of the calendar', async () => (await query<{ n: number }>(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'alert-digest'`))[0]!.n > firstTick[0]!.n, {
-      withinMs: 150_000,
-      everyMs: 500,
-    });
+    await until(
+      'another tick of the calendar',
+      async () => (await query<{ n: number }>(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'alert-digest'`))[0]!.n > firstTick[0]!.n,
+      {
+        withinMs: 150_000,
+        everyMs: 500,
+      },
+    );
     const digests = await query<{ n: number }>('SELECT count(*)::int AS n FROM alert_digests WHERE rule_id = $1', [rule.id]);
     assert.equal(digests[0]!.n, 1);
     assert.equal(receiver.received.filter((r) => r.body.topic === 'workers-digest').length, 1, 'one digest message');
@@ -157,10 +161,14 @@ describe('alerts with several worker processes on one PostgreSQL', { skip }, () 
     const [before] = await query<{ status: string; attempts: number }>(`SELECT d.status, d.attempts FROM alert_deliveries d WHERE d.channel_id = $1`, [channel.id]);
     assert.equal(before!.status, 'pending', 'the victim died before recording an outcome');
     await worker();
-    await until('the survivor to deliver it', async () => (await query<{ status: string }>(`SELECT status FROM alert_deliveries WHERE channel_id = $1`, [channel.id]))[0]?.status === 'succeeded', {
-      withinMs: 120_000,
-      everyMs: 250,
-    });
+    await until(
+      'the survivor to deliver it',
+      async () => (await query<{ status: string }>(`SELECT status FROM alert_deliveries WHERE channel_id = $1`, [channel.id]))[0]?.status === 'succeeded',
+      {
+        withinMs: 120_000,
+        everyMs: 250,
+      },
+    );
     assert.ok(receiver.received.some((r) => r.body.topic === 'workers-held'));
   });
 });
