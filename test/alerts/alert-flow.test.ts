@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { SMTPServer } from 'smtp-server';
+import type { Alert } from '../../src/alerts/alert-api-schema.js';
 import { backends, mainServiceOn, warnIfNoPostgres } from '../helpers.js';
 import { until } from '../wait.js';
 import { startReceiver, type Receiver } from './receiver.js';
@@ -43,7 +44,7 @@ for (const backend of backends()) {
       return res.json();
     };
     const ntfy = (name: string, topic: string) => created('/channels', { name, config: { kind: 'ntfy', server_url: `${receiver.base}/`, topic } });
-    const alertsOf = async (query: string) => (await inject('GET', `/alerts?${query}`)).json() as Array<Record<string, any>>;
+    const alertsOf = async (query: string) => (await inject('GET', `/alerts?${query}`)).json() as Alert[];
 
     test('a price drop fires the rule once: the channel gets the message, GET /alerts has the product, rule, values before and after, and the delivery', async () => {
       const channel = await ntfy('phone', 'drops-4f2a');
@@ -71,12 +72,12 @@ for (const backend of backends()) {
       assert.equal(alert!.product.id, product.id);
       assert.equal(alert!.product.title, 'Espresso machine');
       assert.deepEqual(alert!.rule, { id: rule.id, name: 'Espresso under 200', condition: 'price_at_or_below' });
-      assert.equal(alert!.before.price, 250);
-      assert.equal(alert!.after.price, 180);
+      assert.equal(alert!.before?.price, 250);
+      assert.equal(alert!.after?.price, 180);
       assert.equal(alert!.event.type, 'price.changed');
-      assert.equal(alert!.deliveries[0].channel_id, channel.id);
-      assert.equal(alert!.deliveries[0].attempts, 1);
-      assert.equal(alert!.deliveries[0].response_status, 200);
+      assert.equal(alert!.deliveries[0]!.channel_id, channel.id);
+      assert.equal(alert!.deliveries[0]!.attempts, 1);
+      assert.equal(alert!.deliveries[0]!.response_status, 200);
 
       // The same price again is no change; a further drop within the cool-down fires nothing.
       assert.equal((await inject('PATCH', `/products/${product.id}`, { price: 180 })).statusCode, 200);
@@ -163,9 +164,9 @@ for (const backend of backends()) {
       const listed = (await inject('GET', '/channels')).json().find((c: { id: string }) => c.id === channel.id);
       assert.equal(listed.disabled_reason, disabled.disabled_reason);
       const [alert] = await alertsOf(`product_id=${product.id}`);
-      assert.equal(alert!.deliveries[0].status, 'failed');
-      assert.equal(alert!.deliveries[0].attempts, 3);
-      assert.equal(alert!.deliveries[0].response_status, 503);
+      assert.equal(alert!.deliveries[0]!.status, 'failed');
+      assert.equal(alert!.deliveries[0]!.attempts, 3);
+      assert.equal(alert!.deliveries[0]!.response_status, 503);
       // A later firing for a disabled channel is recorded as skipped, with why; enabling it clears the reason.
       await inject('PATCH', `/products/${product.id}`, { availability: 'out_of_stock' });
       await inject('PATCH', `/products/${product.id}`, { availability: 'in_stock' });
@@ -173,8 +174,8 @@ for (const backend of backends()) {
         const list = await alertsOf(`product_id=${product.id}`);
         return list.length === 2 ? list : undefined;
       });
-      assert.equal(latest!.deliveries[0].status, 'skipped');
-      assert.match(latest!.deliveries[0].error, /The channel is disabled: Delivery failed 3 times/);
+      assert.equal(latest!.deliveries[0]!.status, 'skipped');
+      assert.match(latest!.deliveries[0]!.error ?? '', /The channel is disabled: Delivery failed 3 times/);
       const enabled = (await inject('PATCH', `/channels/${channel.id}`, { enabled: true })).json();
       assert.equal(enabled.enabled, true);
       assert.equal(enabled.disabled_reason, null);
@@ -277,8 +278,8 @@ for (const backend of backends()) {
         const list = await alertsOf(`rule_id=${rule.id}`);
         return list.every((a) => a.deliveries[0]?.status === 'succeeded') ? list : undefined;
       });
-      assert.equal(sent[0]!.deliveries[0].digest, true);
-      assert.equal(sent[0]!.deliveries[0].id, sent[1]!.deliveries[0].id, 'one delivery for both');
+      assert.equal(sent[0]!.deliveries[0]!.digest, true);
+      assert.equal(sent[0]!.deliveries[0]!.id, sent[1]!.deliveries[0]!.id, 'one delivery for both');
     });
 
     test('a rule scoped to a tag: a scrape job with tags tags its products, and their changes fire', async () => {

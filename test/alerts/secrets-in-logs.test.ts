@@ -89,7 +89,7 @@ test('secrets are in no answer and no log line: channels created, listed, change
   assert.match(output, /alert channel disabled/, 'the log says what happened');
   assert.ok(receiver.received.length >= 8, 'the services were really called');
   for (const secret of SECRETS) {
-    answers.forEach((answer, i) => assert.equal(answer.includes(secret), false, `answer ${i} shows ${secret}: ${answer.slice(0, 300)}`));
+    for (const [i, answer] of answers.entries()) assert.equal(answer.includes(secret), false, `answer ${i} shows ${secret}: ${answer.slice(0, 300)}`);
     const line = output.split('\n').find((l) => l.includes(secret));
     assert.equal(line, undefined, `a log line shows ${secret}`);
   }

@@ -40,6 +40,7 @@ describe('alerts with several worker processes on one PostgreSQL', { skip }, () 
       method,
       ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
     });
+    // biome-ignore lint/suspicious/noExplicitAny: answers of several shapes, each read field by field below
     return { status: res.status, body: (await res.json()) as any };
   };
   /** Queues `n` scrape jobs of the shop page at once and waits until every one has ended. */
