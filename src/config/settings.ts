@@ -131,7 +131,7 @@ export const SETTINGS: readonly Setting[] = [
     group: 'scrape',
     everyday: true,
     default: 'false',
-    meaning: '`true` lets user-supplied scrape, crawl and webhook URLs reach loopback/private addresses (tests, local fixtures)',
+    meaning: '`true` lets user-supplied scrape, crawl, webhook and alert channel URLs reach loopback/private addresses (tests, local fixtures, a home ntfy or mail relay)',
   },
   { name: 'SCRAPE_OBEY_ROBOTS', group: 'scrape', everyday: true, default: 'true', meaning: 'obey robots.txt for user-supplied URLs' },
   { name: 'SCRAPE_TIMEOUT_MS', group: 'scrape', everyday: false, default: '15000', meaning: 'per-page scrape timeout (`timeout_ms` in a request overrides it)' },
