@@ -193,7 +193,7 @@ export const SETTINGS: readonly Setting[] = [
     name: 'PUBLIC_URL',
     group: 'alerts',
     everyday: true,
-    default: 'MAIN_SERVICE_URL',
+    default: '$MAIN_SERVICE_URL',
     meaning: 'where people reach the dashboard: alert messages link to `/ui/products/{id}` under it (set it when the service is reached under another name)',
   },
   {
