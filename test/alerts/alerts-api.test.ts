@@ -216,6 +216,30 @@ for (const backend of backends()) {
       assert.equal((await app.inject({ url: '/alerts' })).json().length, 0, 'a preview stores no alert');
     });
 
+    test('/openapi.json documents rules, preview, channels, test, alerts, tags and the CSV import from the same schemas', async () => {
+      const doc = (await app.inject({ url: '/openapi.json' })).json();
+      for (const path of [
+        '/alert-rules',
+        '/alert-rules/preview',
+        '/alert-rules/{id}/preview',
+        '/alerts',
+        '/alerts/{id}',
+        '/channels',
+        '/channels/{id}/test',
+        '/tags',
+        '/products/{id}/tags',
+        '/source-tags',
+        '/watch-lists/import',
+      ]) {
+        assert.ok(doc.paths[path], `${path} is documented`);
+      }
+      assert.ok(doc.paths['/watch-lists/import'].post.requestBody.content['text/csv'], 'the import takes text/csv');
+      const channelBody = JSON.stringify(doc.paths['/channels'].post.requestBody.content['application/json'].schema);
+      for (const kind of ['email', 'ntfy', 'slack', 'discord', 'telegram', 'teams', 'gotify', 'webhook']) assert.match(channelBody, new RegExp(`"const":"${kind}"|"${kind}"`));
+      assert.match(doc.paths['/channels'].post.description, /mailtos:\/\//);
+      assert.match(JSON.stringify(doc.paths['/alert-rules'].post.requestBody.content['application/json'].schema), /suspicious_discount/);
+    });
+
     test('GET /alerts is cursor-paged newest first with X-Total-Count and Link', async () => {
       const product = (await post('/products', { title: 'Tin', price: 10, currency: 'EUR' })).json();
       const rule = (
