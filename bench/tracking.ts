@@ -1,4 +1,10 @@
 // Tracking benches: what history costs a re-scrape that changes nothing, and reading history and events at size.
+import { createAlertEvaluator } from '../src/alerts/alert-evaluator.js';
+import { createChannelStore } from '../src/alerts/channel-store.js';
+import { createDeliveryStore } from '../src/alerts/delivery-store.js';
+import { createFiringStore } from '../src/alerts/firing-store.js';
+import { createRuleStore } from '../src/alerts/rule-store.js';
+import { createTagStore } from '../src/tags/tag-store.js';
 import { createPostgresDatabase } from '../src/db/database.js';
 import type { ScrapedProduct } from '../src/products/product-store.js';
 import { createProductStore } from '../src/products/product-store.js';
@@ -51,16 +57,22 @@ export async function measureRescrape(databaseUrl: string, count: number, rounds
   try {
     const tracker = createTracker(db, { goneAfterRuns: 3 });
     // Nothing subscribes in this database, so no delivery is ever queued: a queue that refuses shows it.
-    const deliveries = createWebhookDeliveries({
-      webhooks: createWebhookStore(db),
-      queue: {
-        enqueue: async (_name, messages) => {
-          if (messages.length > 0) throw new Error('the re-scrape bench queued a webhook delivery');
-        },
+    const queue = {
+      enqueue: async (_name: string, messages: readonly unknown[]) => {
+        if (messages.length > 0) throw new Error('the re-scrape bench queued a delivery');
       },
+    };
+    const deliveries = createWebhookDeliveries({ webhooks: createWebhookStore(db), queue });
+    // No rule exists either: what the write path pays for alerts when nobody set one up.
+    const alerts = createAlertEvaluator({
+      rules: createRuleStore(db),
+      firings: createFiringStore(db),
+      channels: createChannelStore(db),
+      deliveries: createDeliveryStore(db),
+      queue,
     });
     const products = createProductStore(db);
-    const recorder = createProductRecorder({ db, products, tracker, deliveries, live: createLiveEvents() });
+    const recorder = createProductRecorder({ db, products, tracker, deliveries, tags: createTagStore(db), alerts, live: createLiveEvents() });
     const plainItems = items('plain', count);
     const trackedItems = items('tracked', count);
     const source = 'https://bench.local/tracked';

@@ -1,5 +1,6 @@
 // The composition root: every store, port and use case of one process, built once from the configuration (main service, worker, db:init, tests).
 import { fileURLToPath } from 'node:url';
+import { createAlertSystem, type AlertSystem } from './alerts/alert-system.js';
 import type { Config } from './config/config.js';
 import { openDatabase } from './db/database.js';
 import { migrate, type MigrationReport } from './db/migrate.js';
@@ -14,6 +15,7 @@ import { createPgBossQueue, type QueueTiming } from './queue/pgboss-queue.js';
 import type { Queue } from './queue/queue.js';
 import { createProductRecorder, type ProductRecorder } from './recording/product-recorder.js';
 import { createJsonbLogStore } from './scrape-logs/jsonb-log-store.js';
+import { createTagStore, type TagStore } from './tags/tag-store.js';
 import { interruptDeadRuns, type LogStore } from './scrape-logs/log-store.js';
 import { createBrowserRenderer, findChromium, type BrowserRenderer } from './scraping/browser/index.js';
 import { createExtractionPool, type PageExtractor } from './scraping/extract/pool.js';
@@ -54,6 +56,9 @@ export interface Context {
   logs: LogStore;
   queue: Queue;
   products: ProductStore;
+  tags: TagStore;
+  /** Alert rules, channels, firings and their delivery (alerts/). */
+  alerts: AlertSystem;
   tracking: { tracker: Tracker; webhooks: WebhookStore; deliveries: WebhookDeliveries; live: LiveEvents; feed: LiveFeed; sender: WebhookSender };
   /** The write path of products (recording/product-recorder.ts). */
   recorder: ProductRecorder;
@@ -62,7 +67,7 @@ export interface Context {
   posts: PostsClient;
   /** `npm run db:init` and every start: migrates the schema, initialises the log store, ends the runs a dead process left. */
   prepare(): Promise<{ migrations: MigrationReport; logInit: string; interrupted: number }>;
-  /** Starts the queue; with `work`, this process also runs jobs, crawl pages, schedules and webhook deliveries. */
+  /** Starts the queue; with `work`, this process also runs jobs, crawl pages, schedules, webhook and alert deliveries and digests. */
   start(work: boolean): Promise<void>;
   /** Shutdown: stops taking work; scrapes and handlers running get `graceMs`, then are stopped (and retried elsewhere). */
   drain(graceMs: number): Promise<void>;
@@ -103,7 +108,23 @@ export async function createContext(config: Config, options: ContextOptions = {}
     ...(logger ? { logger } : {}),
   });
   const products = createProductStore(db);
-  const recorder = createProductRecorder({ db, products, tracker, deliveries, live });
+  const tags = createTagStore(db);
+  const alerts = createAlertSystem({
+    db,
+    queue,
+    webhooks: sender,
+    webhookExists: async (id) => (await webhooks.get(id)) !== undefined,
+    settings: {
+      allowPrivateNetworks: scrape.allowPrivateNetworks,
+      retryDelaysMs: config.alerts.retryDelaysMs,
+      timeoutMs: config.alerts.timeoutMs,
+      userAgent: scrape.userAgent,
+      dashboardUrl: config.alerts.publicUrl,
+      concurrency: Math.max(2, Math.ceil(config.jobs.workerConcurrency / 2)),
+    },
+    ...(logger ? { logger } : {}),
+  });
+  const recorder = createProductRecorder({ db, products, tracker, deliveries, tags, alerts: alerts.evaluator, live });
 
   // Scraping: safe fetching, the browser, extraction threads, and the page pipeline over them.
   const fetcher = createSafeFetcher(scrape, logger ? { logger } : {});
@@ -164,6 +185,8 @@ export async function createContext(config: Config, options: ContextOptions = {}
     logs,
     queue,
     products,
+    tags,
+    alerts,
     tracking: { tracker, webhooks, deliveries, live, feed: createLiveFeed(tracker, live), sender },
     recorder,
     scraping: { fetcher, renderer, loader, extract: extraction.extract, scraper },
@@ -181,13 +204,14 @@ export async function createContext(config: Config, options: ContextOptions = {}
       if (!work) return;
       await jobs.work();
       await queue.work<QueuedDelivery>(DELIVERY_QUEUE, { concurrency: Math.max(2, Math.ceil(config.jobs.workerConcurrency / 2)) }, (delivery) => sender.deliver(delivery));
+      await alerts.work();
     },
     async drain(graceMs) {
       jobs.stop();
       await Promise.all([scraper.drain(graceMs), queue.stop(graceMs)]);
     },
     async close() {
-      await Promise.allSettled([fetcher.close(), renderer.close(), extraction.close(), posts.close(), sender.close()]);
+      await Promise.allSettled([fetcher.close(), renderer.close(), extraction.close(), posts.close(), sender.close(), alerts.close()]);
       if (options.logs === undefined) await logs.close();
       if (options.db === undefined) await db.close();
     },

@@ -112,7 +112,12 @@ const RuleFields = {
     description: 'After a firing for a product, further firings of this rule for it are held back this long',
   }),
   digest: Type.Unsafe<DigestMode>({ type: 'string', enum: [...DIGEST_MODES], default: 'immediate', description: 'Send each firing at once, or group them daily or weekly' }),
-  channel_ids: Type.Array(Type.String({ format: 'uuid' }), { maxItems: 20, uniqueItems: true, description: 'The channels it sends to' }),
+  channel_ids: Type.Array(Type.String({ format: 'uuid' }), {
+    maxItems: 20,
+    uniqueItems: true,
+    default: [],
+    description: 'The channels it sends to (none: firings are only recorded)',
+  }),
   enabled: Type.Boolean({ default: true }),
 };
 

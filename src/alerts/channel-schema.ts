@@ -84,7 +84,7 @@ export const WebhookChannel = Type.Object(
     kind: Type.Literal('webhook'),
     webhook_id: Type.String({
       format: 'uuid',
-      description: 'A webhook registered at /webhooks: firings go out as signed `alert.fired` messages through it, with its URL, secret and retries',
+      description: 'A webhook registered at /webhooks: firings go out through it as `alert.fired` messages, signed with its secret (retried on the alert schedule)',
     }),
   },
   { additionalProperties: false },

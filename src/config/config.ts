@@ -89,6 +89,15 @@ export interface TrackingSettings {
   webhookTimeoutMs: number;
 }
 
+export interface AlertSettings {
+  /** Where people reach the dashboard: messages link under it. */
+  publicUrl: string;
+  /** Delays before each retry of a failed alert delivery. */
+  retryDelaysMs: number[];
+  /** How long one delivery waits for an answer. */
+  timeoutMs: number;
+}
+
 export interface PostsSettings {
   url: string;
   timeoutMs: number;
@@ -110,6 +119,7 @@ export interface Config {
   browser: BrowserSettings;
   jobs: JobSettings;
   tracking: TrackingSettings;
+  alerts: AlertSettings;
   posts: PostsSettings;
   auxiliary: AuxiliarySettings;
   logLevel: string;
@@ -286,6 +296,11 @@ export function loadConfig(env: Env = process.env): Config {
       goneAfterRuns: int(env, 'GONE_AFTER_RUNS', 3, 1, 1000),
       webhookRetryDelaysMs: delays(env, 'WEBHOOK_RETRY_DELAYS_MS', STANDARD_WEBHOOK_DELAYS_MS),
       webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+    },
+    alerts: {
+      publicUrl: url(env, 'PUBLIC_URL', str(env, 'MAIN_SERVICE_URL') ?? `http://127.0.0.1:${port}`, ['http:', 'https:']),
+      retryDelaysMs: delays(env, 'ALERT_RETRY_DELAYS_MS', [30_000, 120_000, 600_000, 1_800_000, 7_200_000]),
+      timeoutMs: int(env, 'ALERT_TIMEOUT_MS', 30_000, 100, 300_000),
     },
     posts: {
       url: url(env, 'EXTERNAL_POSTS_URL', 'https://jsonplaceholder.typicode.com/posts', ['http:', 'https:']),

@@ -1,6 +1,6 @@
 // Every environment variable the services read: its group, default and meaning. The source of docs/configuration.md and .env.example.
 
-export type SettingGroup = 'http' | 'auth' | 'database' | 'scrape' | 'browser' | 'jobs' | 'tracking' | 'posts' | 'auxiliary' | 'logging';
+export type SettingGroup = 'http' | 'auth' | 'database' | 'scrape' | 'browser' | 'jobs' | 'tracking' | 'alerts' | 'posts' | 'auxiliary' | 'logging';
 
 export interface Setting {
   name: string;
@@ -20,6 +20,7 @@ export const GROUPS: Record<SettingGroup, string> = {
   browser: 'Headless browser (dynamic mode)',
   jobs: 'Jobs and workers',
   tracking: 'Price history, events and webhooks',
+  alerts: 'Alerts and notification channels',
   posts: 'The external placeholder posts API',
   auxiliary: 'The auxiliary service',
   logging: 'Logging',
@@ -130,7 +131,7 @@ export const SETTINGS: readonly Setting[] = [
     group: 'scrape',
     everyday: true,
     default: 'false',
-    meaning: '`true` lets user-supplied scrape, crawl and webhook URLs reach loopback/private addresses (tests, local fixtures)',
+    meaning: '`true` lets user-supplied scrape, crawl, webhook and alert channel URLs reach loopback/private addresses (tests, local fixtures, a home ntfy or mail relay)',
   },
   { name: 'SCRAPE_OBEY_ROBOTS', group: 'scrape', everyday: true, default: 'true', meaning: 'obey robots.txt for user-supplied URLs' },
   { name: 'SCRAPE_TIMEOUT_MS', group: 'scrape', everyday: false, default: '15000', meaning: 'per-page scrape timeout (`timeout_ms` in a request overrides it)' },
@@ -187,6 +188,29 @@ export const SETTINGS: readonly Setting[] = [
       'comma-separated delays (ms) before each retry of a failed webhook delivery, after the immediate first attempt; the default is the Standard Webhooks schedule (about a day); after the last the webhook is disabled',
   },
   { name: 'WEBHOOK_TIMEOUT_MS', group: 'tracking', everyday: false, default: '10000', meaning: "how long one delivery waits for the receiver's answer" },
+
+  {
+    name: 'PUBLIC_URL',
+    group: 'alerts',
+    everyday: true,
+    default: '$MAIN_SERVICE_URL',
+    meaning: 'where people reach the dashboard: alert messages link to `/ui/products/{id}` under it (set it when the service is reached under another name)',
+  },
+  {
+    name: 'ALERT_RETRY_DELAYS_MS',
+    group: 'alerts',
+    everyday: false,
+    default: '30000,120000,600000,1800000,7200000',
+    meaning:
+      'comma-separated delays (ms) before each retry of a failed alert delivery after the first attempt (a longer Retry-After from the service wins); after the last, or after a failure that will not pass (a 4xx, a refused login or address), the channel is disabled with the reason',
+  },
+  {
+    name: 'ALERT_TIMEOUT_MS',
+    group: 'alerts',
+    everyday: false,
+    default: '30000',
+    meaning: 'how long one alert delivery (an HTTP request, or an SMTP conversation step) waits for an answer',
+  },
 
   {
     name: 'EXTERNAL_POSTS_URL',

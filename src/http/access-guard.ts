@@ -20,10 +20,11 @@ const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
  * Reads that show how the service is operated rather than what it collected: scrape logs (request
- * bodies, URLs), metrics, jobs and schedules (their requests), webhooks (target URLs, filters); and
+ * bodies, URLs), metrics, jobs and schedules (their requests), webhooks (target URLs, filters), alert
+ * channels, rules and history (where messages go, what is watched), source tags; and
  * the live event stream, a connection held open (GET /events, the same events paged, stays open).
  */
-const OPERATIONAL_READS = /^\/(?:scrape-logs|metrics|jobs|schedules|webhooks|events\/stream)(?:\/|$)/;
+const OPERATIONAL_READS = /^\/(?:scrape-logs|metrics|jobs|schedules|webhooks|events\/stream|channels|alert-rules|alerts|source-tags)(?:\/|$)/;
 
 /** Open whatever the configuration: health checks, the API's description, the dashboard's own files. */
 const ALWAYS_OPEN = /^\/(?:$|health$|docs(?:\/|$)|openapi\.json$|ui(?:\/|$))/;

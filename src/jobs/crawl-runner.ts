@@ -14,6 +14,7 @@ import { processPage } from '../scraping/process-page.js';
 import { readSitemaps } from '../scraping/sitemap.js';
 import { storePages } from '../scraping/store-page.js';
 import type { RunRef } from '../tracking/tracking-store.js';
+import { normalizeTags } from '../tags/tag-schema.js';
 import { canonicalUrl, urlKey } from '../url-identity/url-key.js';
 import { crawlPolicy } from './crawl-policy.js';
 import { writeCrawlLog } from './crawl-log.js';
@@ -198,7 +199,7 @@ export function createCrawlRunner(deps: CrawlRunnerDeps): CrawlRunner {
 
 /** A crawl as a run of its source: the job is the run, its start URL the source. */
 export function crawlRun(job: Job): RunRef {
-  return { id: job.id, source: canonicalUrl(job.source_url) ?? job.source_url, kind: 'scrape' };
+  return { id: job.id, source: canonicalUrl(job.source_url) ?? job.source_url, kind: 'scrape', tags: normalizeTags(job.request.tags ?? []) };
 }
 
 /** Each URL once, by its canonical key; ids are the queue messages' ids too. */

@@ -18,6 +18,8 @@ export interface JobService {
   /** Cancels a queued or running job; a cancelled one is answered as it is; an ended one is a 409. */
   cancel(id: string): Promise<Job>;
   createSchedule(input: ScheduleCreate): Promise<Schedule>;
+  /** What createSchedule would refuse (422 naming the field), refused without storing anything. */
+  checkSchedule(input: ScheduleCreate): void;
   getSchedule(id: string): Promise<Schedule>;
   listSchedules(items: StoredSchedule[]): Schedule[];
   updateSchedule(id: string, patch: SchedulePatch): Promise<Schedule>;
@@ -149,6 +151,11 @@ export function createJobService(deps: JobServiceDeps): JobService {
       }
       deps.changed(id);
       return (await jobs.get(id))!;
+    },
+
+    checkSchedule(input) {
+      checkCalendar({ cron: input.cron ?? null, every_minutes: input.every_minutes ?? null, timezone: input.timezone ?? 'UTC' }, input);
+      check(input.job, '/body/job');
     },
 
     async createSchedule(input) {

@@ -32,6 +32,8 @@ export interface ScheduleStore {
   recordSkip(id: string, tx?: Queryable): Promise<void>;
   /** The job as sent, passwords in URLs included: what each run starts (StoredSchedule.job shows them masked). */
   jobToRun(id: string, tx?: Queryable): Promise<JobRequest | undefined>;
+  /** The schedules whose job starts at one of `urls` (as given), oldest first. */
+  withJobUrls(urls: readonly string[]): Promise<StoredSchedule[]>;
   /** Every schedule that is not paused, to put them all back in the queue's calendar at start. */
   active(): Promise<StoredSchedule[]>;
 }
@@ -98,6 +100,8 @@ export function createScheduleStore(db: Database): ScheduleStore {
     async recordSkip(id, tx = db) {
       await tx.query('UPDATE schedules SET skipped = skipped + 1, last_skipped_at = now() WHERE id = $1', [id]);
     },
+
+    withJobUrls: (urls) => db.query<StoredSchedule>(`SELECT ${COLUMNS} FROM schedules WHERE job->>'url' = ANY ($1::text[]) ORDER BY schedules.created_at, id`, [urls]),
 
     active: () => db.query<StoredSchedule>(`SELECT ${COLUMNS} FROM schedules WHERE NOT paused`),
   };

@@ -1,5 +1,7 @@
 // The main service: products, scraping, scrape logs, external posts, docs. Built from its dependencies.
 import { Type } from 'typebox';
+import { alertRoutes } from '../alerts/alert-routes.js';
+import { channelRoutes } from '../alerts/channel-routes.js';
 import type { Context } from '../context.js';
 import { postsRoutes } from '../external-posts/posts-routes.js';
 import { guardAccess } from '../http/access-guard.js';
@@ -8,9 +10,11 @@ import { Check, type CheckResult, collectEndpoints, healthSchema, packageVersion
 import { createMetrics } from '../http/metrics.js';
 import { createStreamLimiter } from '../http/sse.js';
 import { jobRoutes } from '../jobs/job-routes.js';
+import { watchListRoutes } from '../jobs/watch-list-routes.js';
 import { ServiceUnavailable } from '../problems.js';
 import { productRoutes } from '../products/product-routes.js';
 import { logRoutes } from '../scrape-logs/log-routes.js';
+import { tagRoutes } from '../tags/tag-routes.js';
 import type { PageRenderer } from '../scraping/browser/page-renderer.js';
 import { scrapeRoutes } from '../scraping/scrape-routes.js';
 import { trackingRoutes } from '../tracking/tracking-routes.js';
@@ -19,7 +23,7 @@ import { uiRoutes } from '../ui/ui-routes.js';
 import type { Readiness } from '../http/readiness.js';
 
 /** What the main service's routes need: the process's context (context.ts), and how far its start-up is. */
-export type MainDeps = Pick<Context, 'config' | 'db' | 'logs' | 'products' | 'recorder' | 'tracking' | 'jobs' | 'posts'> & {
+export type MainDeps = Pick<Context, 'config' | 'db' | 'logs' | 'products' | 'tags' | 'alerts' | 'recorder' | 'tracking' | 'jobs' | 'posts'> & {
   scraping: Pick<Context['scraping'], 'scraper'> & { renderer: Pick<PageRenderer, 'status'> };
   /** Start-up still waiting for the database or the queue: routes that need them answer 503 meanwhile. */
   readiness?: Readiness;
@@ -53,6 +57,8 @@ export async function buildMainApp(deps: MainDeps): Promise<App> {
       { name: 'schedules', description: 'Recurring jobs (cron or every N minutes)' },
       { name: 'tracking', description: 'Price history and change events: paged, exported, or live' },
       { name: 'webhooks', description: 'Change events delivered to your URL, signed (Standard Webhooks)' },
+      { name: 'tags', description: 'Tags (watch lists) on products and sources, and the import of a list of URLs to watch' },
+      { name: 'alerts', description: 'Alert rules, notification channels (e-mail, ntfy, Slack, Discord, Telegram, Teams, Gotify, webhooks) and the alert history' },
       { name: 'external', description: 'The placeholder posts API, cached' },
     ],
   });
@@ -106,12 +112,16 @@ export async function buildMainApp(deps: MainDeps): Promise<App> {
     },
   );
 
-  productRoutes(app, deps.products, deps.recorder);
+  productRoutes(app, deps.products, deps.recorder, deps.tags);
+  tagRoutes(app, { tags: deps.tags, productExists: async (id) => (await deps.products.get(id)) !== undefined });
+  alertRoutes(app, { rules: deps.alerts.rules, service: deps.alerts.ruleService });
+  channelRoutes(app, deps.alerts.channelService);
   const streams = createStreamLimiter(deps.config.http.streams);
   trackingRoutes(app, { tracker: deps.tracking.tracker, feed: deps.tracking.feed, streams });
   webhookRoutes(app, { webhooks: deps.tracking.webhooks, deliveries: deps.tracking.deliveries, allowPrivateNetworks: deps.config.scrape.allowPrivateNetworks });
   scrapeRoutes(app, deps.scraping.scraper, metrics, deps.jobs.service);
   jobRoutes(app, { ...deps.jobs, streams });
+  watchListRoutes(app, { service: deps.jobs.service, schedules: deps.jobs.schedules, allowPrivateNetworks: deps.config.scrape.allowPrivateNetworks });
   logRoutes(app, deps.logs);
   postsRoutes(app, deps.posts);
   await uiRoutes(app);

@@ -1,6 +1,7 @@
 // How lists of products are read, as SQL: columns, filters, sort orders, search pages, keyset
 // batches and totals. Pure text and parameters; product-store.ts runs them.
 import type { QueryOptions } from '../db/database.js';
+import { normalizeTag } from '../tags/tag-schema.js';
 import { canonicalUrl } from '../url-identity/url-key.js';
 import { Product, type ProductListQuery, type Sort } from './product-schema.js';
 import { likePattern, rankTerms, relevanceRank, searchCondition } from './product-search.js';
@@ -64,6 +65,7 @@ export function whereClause(query: ProductListQuery): Where {
   // The URL a scrape or crawl started from, in the canonical form runs store it in.
   if (query.source !== undefined) add((p) => `source_key = ${p}`, canonicalUrl(query.source) ?? query.source);
   if (query.availability !== undefined) add((p) => `availability = ${p}`, query.availability);
+  if (query.tag !== undefined) add((p) => `id IN (SELECT pt.product_id FROM product_tags pt JOIN tags t ON t.id = pt.tag_id WHERE t.name = ${p})`, normalizeTag(query.tag));
   // Both start from the events since then (an index range), so a quiet catalogue costs nothing to ask.
   if (query.changed_since !== undefined) {
     add((p) => `id IN (SELECT product_id FROM events WHERE type IN ('price.changed', 'availability.changed') AND created_at >= ${p}::timestamptz)`, query.changed_since);

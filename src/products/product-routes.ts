@@ -35,7 +35,12 @@ export interface ProductWrites {
   update(id: number, patch: ProductUpdate): Promise<Product | undefined>;
 }
 
-export function productRoutes(app: App, store: ProductStore, writes: ProductWrites): void {
+/** A product's tags (tags/tag-store.ts), shown with the product. */
+export interface ProductTagReader {
+  ofProducts(productIds: readonly number[]): Promise<Map<number, string[]>>;
+}
+
+export function productRoutes(app: App, store: ProductStore, writes: ProductWrites, tags: ProductTagReader): void {
   app.get(
     '/products',
     {
@@ -98,15 +103,15 @@ export function productRoutes(app: App, store: ProductStore, writes: ProductWrit
           'For a scraped product, `provenance` says for each field which source of evidence it came from (json-ld, ' +
           'microdata, rdfa, opengraph, meta, visible, ...) and where on the page (a JSON path, CSS path or meta tag), ' +
           'plus the page URL and what the page was classified as. Values changed through the API say `api`. ' +
-          'Null for products created through the API.',
+          'Null for products created through the API. `tags` are its tags (watch lists; see /products/{id}/tags).',
         params: ProductId,
         response: { 200: ProductDetail, ...problemResponses(404, 422, 503) },
       },
     },
     async (request) => {
-      const product = await store.get(request.params.id);
+      const [product, tagged] = await Promise.all([store.get(request.params.id), tags.ofProducts([request.params.id])]);
       if (!product) throw notFound(request.params.id);
-      return product;
+      return { ...product, tags: tagged.get(request.params.id) ?? [] };
     },
   );
 

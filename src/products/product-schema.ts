@@ -76,6 +76,7 @@ export const ProductDetail = Type.Object(
     provenance: Nullable(Provenance),
     last_seen_at: Nullable(Type.String({ format: 'date-time', description: 'When a scrape last saw it; null for products made through the API and never scraped' })),
     gone_at: Nullable(Type.String({ format: 'date-time', description: 'When it was declared gone (missed GONE_AFTER_RUNS successful runs of its source); null while found' })),
+    tags: Type.Array(Type.String(), { description: 'Its tags (watch lists), sorted' }),
   },
   { $id: 'ProductDetail' },
 );
@@ -145,6 +146,9 @@ export const ProductListQuery = Type.Object(
       Type.String({ maxLength: 2048, pattern: NO_NUL, description: 'Products found by runs started from this URL (any spelling of it: compared in canonical form)' }),
     ),
     availability: Type.Optional(Availability),
+    tag: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 200, pattern: NO_NUL, description: 'Only products carrying this tag (watch list); compared trimmed and lower-cased' }),
+    ),
     changed_since: Type.Optional(Type.String({ format: 'date-time', description: 'Only products whose price, list price or availability changed at or after this time' })),
     price_dropped_since: Type.Optional(
       Type.String({

@@ -93,7 +93,7 @@ export interface ProductStore {
    */
   listAll(query: ProductListQuery, batchSize: number): Promise<ProductBatches>;
   /** One product with the provenance of its values. */
-  get(id: number): Promise<ProductDetail | undefined>;
+  get(id: number): Promise<Omit<ProductDetail, 'tags'> | undefined>;
   /** The INSERT of a new product, for a caller that runs it (in a statement of its own making). */
   insert(input: ProductCreate): InsertStatement;
   /** Inserts a new product (in `q`, a transaction, when given). */
@@ -213,7 +213,7 @@ export function createProductStore(db: Database): ProductStore {
     },
 
     async get(id) {
-      const rows = await db.query<ProductDetail>(GET_SQL, [id]);
+      const rows = await db.query<Omit<ProductDetail, 'tags'>>(GET_SQL, [id]);
       return rows[0];
     },
 

@@ -1,7 +1,9 @@
-// The write path of products, top to bottom: the product store, then history and change detection, then the events, then their webhook deliveries.
+// The write path of products, top to bottom: the product store, its tags, then history and change detection, the events, the alert rules, then the webhook deliveries.
+import type { AlertEvaluator } from '../alerts/alert-evaluator.js';
 import type { Database, Queryable } from '../db/queryable.js';
 import type { Product, ProductCreate, ProductUpdate } from '../products/product-schema.js';
 import { stateOf, type ProductSighting, type ProductStore, type ScrapedProduct } from '../products/product-store.js';
+import type { TagStore } from '../tags/tag-store.js';
 import type { LiveEvents } from '../tracking/live-events.js';
 import type { RunRef, StoredEvent, Tracker } from '../tracking/tracking-store.js';
 import type { WebhookDeliveries } from '../tracking/webhook-deliveries.js';
@@ -36,6 +38,10 @@ export interface ProductRecorderDeps {
   products: ProductStore;
   tracker: Tracker;
   deliveries: Pick<WebhookDeliveries, 'fanOut' | 'noneListening'>;
+  /** Every product a run saw gets the run's tags and its source's. */
+  tags: Pick<TagStore, 'tagRun'>;
+  /** Judges the alert rules on the events, in their transaction. */
+  alerts: Pick<AlertEvaluator, 'evaluate' | 'noneOnCreated'>;
   live: Pick<LiveEvents, 'published'>;
 }
 
@@ -53,19 +59,20 @@ export function createProductRecorder(deps: ProductRecorderDeps): ProductRecorde
     if (complete) pending.push(...(await tracker.missed(run, tx)));
     if (pending.length === 0) return [];
     const events = await tracker.append(pending, tx);
+    await deps.alerts.evaluate(events, tx);
     await deliveries.fanOut(events, tx);
     return events;
   };
 
   /**
    * A new product, its first state and its product.created event in one statement (one round trip,
-   * its own transaction), when no webhook listens to product.created: no delivery to queue. Undefined
-   * when one does (nothing is written then).
+   * its own transaction), when no webhook listens to product.created and no alert rule can fire on
+   * one: no delivery to queue, no rule to judge. Undefined otherwise (nothing is written then).
    */
   const createAlone = async (input: ProductCreate): Promise<{ product: Product; events: StoredEvent[] } | undefined> => {
     const insert = products.insert(input);
     const followUp = tracker.createdFollowUp(API_RUN, insert.params.length);
-    const inner = insert.sql(deliveries.noneListening(`ARRAY['product.created']`));
+    const inner = insert.sql(`${deliveries.noneListening(`ARRAY['product.created']`)} AND ${deps.alerts.noneOnCreated()}`);
     let sql = aloneStatements.get(inner);
     if (sql === undefined) {
       sql = `WITH created AS (${inner}), ${followUp.ctes}
@@ -81,6 +88,12 @@ export function createProductRecorder(deps: ProductRecorderDeps): ProductRecorde
   return {
     async recordScraped(items, run, tx, options = {}) {
       const stored = await products.upsertScraped(items, { runId: run.id, source: run.source }, tx);
+      // Tags first: a rule scoped to a tag judges this run's changes with the tags the run gives.
+      await deps.tags.tagRun(
+        stored.products.map((p) => p.id),
+        run,
+        tx,
+      );
       const events = await record(stored.sightings, run, tx, options.complete === true);
       return { products: stored.products, created: stored.created, updated: stored.updated, events };
     },

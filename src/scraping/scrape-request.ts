@@ -2,6 +2,7 @@
 import { load } from 'cheerio';
 import { assertAllowedUrl } from '../egress/address-guard.js';
 import { ValidationFailed, type FieldError } from '../problems.js';
+import { checkedTags } from '../tags/tag-schema.js';
 import type { ScrapeMode, ScrapeRequest } from './scrape-schema.js';
 
 export function scrapeMode(request: Pick<ScrapeRequest, 'url' | 'use_selenium'>): ScrapeMode {
@@ -23,7 +24,7 @@ export function isTrusted(request: Pick<ScrapeRequest, 'url'>): boolean {
  * What a scrape would refuse, refused before anything is fetched or queued: selectors and `wait_for`
  * the CSS engine cannot parse (422 naming each, under `at`), then a blocked target (422).
  */
-export function checkScrapeRequest(request: Pick<ScrapeRequest, 'url' | 'selectors' | 'wait_for'>, allowPrivateNetworks: boolean, at = '/body'): void {
+export function checkScrapeRequest(request: Pick<ScrapeRequest, 'url' | 'selectors' | 'wait_for' | 'tags'>, allowPrivateNetworks: boolean, at = '/body'): void {
   const $ = load('<p></p>');
   const candidates: Array<[string, unknown]> = [
     ...Object.entries(request.selectors ?? {}).map(([key, value]) => [`${at}/selectors/${key}`, value] as [string, unknown]),
@@ -39,5 +40,6 @@ export function checkScrapeRequest(request: Pick<ScrapeRequest, 'url' | 'selecto
     }
   }
   if (errors.length > 0) throw new ValidationFailed(errors);
+  if (request.tags !== undefined) checkedTags(request.tags, `${at}/tags`);
   if (request.url !== undefined) assertAllowedUrl(request.url, allowPrivateNetworks);
 }

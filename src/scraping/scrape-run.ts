@@ -6,6 +6,7 @@ import { RunCancelled, ServiceUnavailable, UpstreamTimeout, toProblem } from '..
 import type { ProductRecorder } from '../recording/product-recorder.js';
 import { redactUrl } from '../redact.js';
 import type { LogStore } from '../scrape-logs/log-store.js';
+import { normalizeTags } from '../tags/tag-schema.js';
 import { canonicalUrl } from '../url-identity/url-key.js';
 import { explainScrape } from './explain.js';
 import type { PageExtractor } from './extract/pool.js';
@@ -128,7 +129,7 @@ export function createScraper(deps: ScraperDeps): Scraper {
       if (deadline.aborted) throw overDeadline();
       // A run that read its source's pagination to the end also says which products the source no
       // longer lists; one cut short (max_pages, a failed page) saw only part of it.
-      const runRef = { id: described.id, source: canonicalUrl(sourceUrl) ?? sourceUrl, kind: 'scrape' as const };
+      const runRef = { id: described.id, source: canonicalUrl(sourceUrl) ?? sourceUrl, kind: 'scrape' as const, tags: normalizeTags(request.tags ?? []) };
       stored = await deps.db.transaction((tx) => storePages(deps.recorder, pages, runRef, tx, { complete: followed.complete }));
       deps.recorder.published(stored.events);
     } catch (error) {

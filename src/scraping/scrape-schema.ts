@@ -2,6 +2,7 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { Nullable } from '../http/schemas.js';
 import { Product } from '../products/product-schema.js';
+import { tagList } from '../tags/tag-schema.js';
 import type { TargetVerdict } from '../egress/address-guard.js';
 import type { ExtractedArticle, ExtractedItem, PageExplanation } from './extract/types.js';
 
@@ -31,6 +32,7 @@ export const ScrapeRequest = Type.Object(
     ),
     wait_for: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'Dynamic mode: CSS selector to wait for.' })),
     timeout_ms: Type.Optional(Type.Integer({ minimum: 100, maximum: 120_000, description: 'Per-page timeout (default 15000).' })),
+    tags: Type.Optional(tagList('Tags (watch lists) given to every product the run collects; stored trimmed and lower-cased')),
   },
   { additionalProperties: false, examples: [{}, { url: 'https://books.toscrape.com/', max_pages: 2 }] },
 );

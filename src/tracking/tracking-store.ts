@@ -17,6 +17,8 @@ export interface RunRef {
   /** The canonical URL the run started from; a product's source for "gone" detection. */
   source: string | null;
   kind: 'scrape' | 'api';
+  /** Tags its request gives everything it collects (normalised; see tags/). */
+  tags?: readonly string[];
 }
 
 export interface StoredEvent {

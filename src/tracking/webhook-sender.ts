@@ -22,8 +22,26 @@ export interface WebhookSenderDeps {
   logger?: { warn(details: object, message: string): void };
 }
 
+/** A signed message of another kind than a change event (an alert), sent once: its outcome, retries being the caller's. */
+export interface WebhookMessage {
+  /** The `webhook-id`: the same for every attempt of one message, so receivers deduplicate on it. */
+  id: string;
+  type: string;
+  data: Record<string, unknown>;
+}
+
+export interface WebhookMessageOutcome {
+  ok: boolean;
+  status: number | null;
+  error: string | null;
+  /** The webhook is gone or disabled: trying again will not help. */
+  unavailable: boolean;
+}
+
 export interface WebhookSender {
   deliver(delivery: QueuedDelivery): Promise<void>;
+  /** One attempt at `message` to a registered webhook, signed with its secret, through the same guard. */
+  sendMessage(webhookId: string, message: WebhookMessage): Promise<WebhookMessageOutcome>;
   close(): Promise<void>;
 }
 
@@ -72,7 +90,28 @@ export function createWebhookSender(deps: WebhookSenderDeps): WebhookSender {
     }
   };
 
+  /** The Standard Webhooks headers of one attempt at `payload`. */
+  const signed = (secret: string, messageId: string, payload: string): Record<string, string> => {
+    const sentAt = new Date();
+    return {
+      'content-type': 'application/json',
+      'user-agent': deps.userAgent,
+      'webhook-id': messageId,
+      'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
+      'webhook-signature': new Signer(secret).sign(messageId, sentAt, payload),
+    };
+  };
+
   return {
+    async sendMessage(webhookId, message) {
+      const webhook = await deps.webhooks.get(webhookId);
+      if (webhook === undefined) return { ok: false, status: null, error: `Webhook ${webhookId} does not exist any more.`, unavailable: true };
+      if (!webhook.enabled) return { ok: false, status: null, error: `Webhook ${webhookId} is disabled.`, unavailable: true };
+      const payload = JSON.stringify({ type: message.type, timestamp: new Date().toISOString(), data: message.data });
+      const outcome = await post((await deps.webhooks.deliveryUrl(webhook.id)) ?? webhook.url, payload, signed(webhook.secret, message.id, payload));
+      return { ok: outcome.error === null, status: outcome.status, error: outcome.error, unavailable: false };
+    },
+
     async deliver(delivery) {
       const webhook = await deps.webhooks.get(delivery.webhook_id);
       if (webhook === undefined || !webhook.enabled) return;
@@ -85,15 +124,7 @@ export function createWebhookSender(deps: WebhookSenderDeps): WebhookSender {
         data: { event_id: meta.id, product_id: meta.product_id, source: meta.source, run_id: meta.run_id, ...data, product },
       });
       // The id stays the same for every attempt and redelivery of one event: receivers deduplicate on it.
-      const messageId = `evt_${event.id}`;
-      const sentAt = new Date();
-      const headers = {
-        'content-type': 'application/json',
-        'user-agent': deps.userAgent,
-        'webhook-id': messageId,
-        'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
-        'webhook-signature': new Signer(webhook.secret).sign(messageId, sentAt, payload),
-      };
+      const headers = signed(webhook.secret, `evt_${event.id}`, payload);
       const started = performance.now();
       const outcome = await post((await deps.webhooks.deliveryUrl(webhook.id)) ?? webhook.url, payload, headers);
       const durationMs = Math.round((performance.now() - started) * 10) / 10;

@@ -195,7 +195,7 @@ describe('the proxy against a real main service', () => {
     const created = (await main.inject({ method: 'POST', url: '/products', payload: { title: 'Single', price: 3 } })).json();
     const one = await aux.inject({ url: `/proxy/products/${created.id}` });
     assert.equal(one.statusCode, 200);
-    assert.deepEqual(one.json(), { ...created, provenance: null, last_seen_at: null, gone_at: null });
+    assert.deepEqual(one.json(), { ...created, provenance: null, last_seen_at: null, gone_at: null, tags: [] });
     const missing = assertProblem(await aux.inject({ url: '/proxy/products/2000000000' }), 404);
     assert.match(missing.detail, /2000000000/);
     assertProblem(await aux.inject({ url: '/proxy/products/abc' }), 422);

@@ -41,7 +41,7 @@ describe('main service on a real socket (PGlite)', () => {
     assert.equal(created.headers.get('location'), `/products/${product.id}`);
     assert.match(created.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
     const got = await fetch(`${base}${created.headers.get('location')}`);
-    assert.deepEqual(await readJson(got), { ...product, provenance: null, last_seen_at: null, gone_at: null });
+    assert.deepEqual(await readJson(got), { ...product, provenance: null, last_seen_at: null, gone_at: null, tags: [] });
     const put = await fetch(`${base}/products/${product.id}`, {
       method: 'PUT',
       headers: { 'content-type': 'application/json' },

@@ -100,7 +100,7 @@ for (const backend of backends()) {
       assert.match(res.body, /"price":19\.99[,}]/, 'the JSON text itself says 19.99');
       const got = await app.inject({ url: `/products/${p.id}` });
       assert.equal(got.statusCode, 200);
-      assert.deepEqual(got.json(), { ...p, provenance: null, last_seen_at: null, gone_at: null }, 'a product made through the API has no provenance');
+      assert.deepEqual(got.json(), { ...p, provenance: null, last_seen_at: null, gone_at: null, tags: [] }, 'a product made through the API has no provenance and no tags');
     });
 
     test('0.1 goes in and 0.1 comes out', async () => {

@@ -4,6 +4,9 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { apiKey, onApiKeyChange, setApiKey } from './lib/api.js';
 import { interceptLinks, match, useRoute } from './lib/router.js';
 import { html } from './lib/ui.js';
+import { RulesScreen } from './screens/alert-rules.js';
+import { AlertsScreen } from './screens/alerts.js';
+import { ChannelsScreen } from './screens/channels.js';
 import { EventsScreen } from './screens/events.js';
 import { JobScreen, JobsScreen } from './screens/jobs.js';
 import { LogScreen, LogsScreen } from './screens/logs.js';
@@ -11,6 +14,7 @@ import { ProductScreen } from './screens/product.js';
 import { ProductsScreen } from './screens/products.js';
 import { SchedulesScreen } from './screens/schedules.js';
 import { ScrapeScreen } from './screens/scrape.js';
+import { TagsScreen } from './screens/tags.js';
 
 const SCREENS = [
   { pattern: '/', screen: ProductsScreen, nav: 'products' },
@@ -23,6 +27,10 @@ const SCREENS = [
   { pattern: '/events', screen: EventsScreen, nav: 'events' },
   { pattern: '/logs', screen: LogsScreen, nav: 'logs' },
   { pattern: '/logs/:id', screen: LogScreen, nav: 'logs' },
+  { pattern: '/alerts', screen: AlertsScreen, nav: 'alerts' },
+  { pattern: '/rules', screen: RulesScreen, nav: 'alerts' },
+  { pattern: '/channels', screen: ChannelsScreen, nav: 'alerts' },
+  { pattern: '/tags', screen: TagsScreen, nav: 'tags' },
 ];
 
 const NAV = [
@@ -32,6 +40,8 @@ const NAV = [
   ['schedules', '/ui/schedules', 'Schedules'],
   ['events', '/ui/events', 'Events'],
   ['logs', '/ui/logs', 'Logs'],
+  ['tags', '/ui/tags', 'Tags'],
+  ['alerts', '/ui/alerts', 'Alerts'],
 ];
 
 function KeyControl() {

@@ -2,6 +2,7 @@
 import { query } from '../lib/api.js';
 import { PriceChart } from '../lib/chart.js';
 import { Badge, Empty, ErrorBox, html, Loading, money, time, useApi, useTitle } from '../lib/ui.js';
+import { AlertMe, ProductTags } from './product-alerts.js';
 
 const FIELDS = ['title', 'price', 'list_price', 'currency', 'availability', 'sku', 'gtin', 'brand', 'description', 'image_url', 'source_url'];
 
@@ -57,6 +58,9 @@ export function ProductScreen({ params }) {
       ${p.source_url ? html` · <a href=${p.source_url} rel="noopener noreferrer" target="_blank">Open the source page ↗</a>` : ''}
       ${p.gone_at ? html` · <strong>gone</strong> since ${time(p.gone_at)}` : ''}
     </p>
+
+    <${ProductTags} product=${p} />
+    <${AlertMe} product=${p} />
 
     <section aria-labelledby="history-h">
       <h2 id="history-h">Price history</h2>

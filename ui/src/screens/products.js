@@ -4,7 +4,7 @@ import { navigate } from '../lib/router.js';
 import { Badge, Empty, ErrorBox, Field, html, Loading, money, Pager, time, useApi, useTitle } from '../lib/ui.js';
 
 const LIMIT = 20;
-const FILTERS = ['q', 'min_price', 'max_price', 'currency', 'source', 'availability', 'changed_since'];
+const FILTERS = ['q', 'min_price', 'max_price', 'currency', 'source', 'tag', 'availability', 'changed_since'];
 const AVAILABILITY = ['in_stock', 'out_of_stock', 'preorder', 'backorder', 'limited', 'discontinued'];
 const SORTS = [
   ['id', 'Oldest first'],
@@ -62,6 +62,7 @@ export function ProductsScreen({ query: params }) {
         </select>
       <//>
       <${Field} label="Source URL" id="source" hint="Where a scrape started"><input id="source" name="source" type="url" defaultValue=${filters.source} placeholder="https://shop.example/" aria-describedby="source-hint" /><//>
+      <${Field} label="Tag" id="tag"><input id="tag" name="tag" defaultValue=${filters.tag} placeholder="watch-list" /><//>
       <${Field} label="Changed since" id="changed_since"><input id="changed_since" name="changed_since" type="datetime-local" defaultValue=${toLocal(filters.changed_since)} /><//>
       <${Field} label="Sort" id="sort">
         <select id="sort" name="sort">

@@ -1,0 +1,61 @@
+// Daily and weekly digests: what the digest calendar's job does each minute, once across all workers: the due firings of each rule grouped, one delivery per channel.
+import { randomUUID } from 'node:crypto';
+import type { Database } from '../db/queryable.js';
+import type { Queue } from '../queue/queue.js';
+import { ALERT_QUEUES, type DeliveryMessage } from './alert-queues.js';
+import type { ChannelStore } from './channel-store.js';
+import type { DeliveryStore, NewDelivery } from './delivery-store.js';
+import type { FiringStore } from './firing-store.js';
+
+export interface DigestSenderDeps {
+  db: Database;
+  firings: Pick<FiringStore, 'dueDigests' | 'claimDigest'>;
+  deliveries: Pick<DeliveryStore, 'create' | 'createDigest' | 'deleteDigest'>;
+  channels: Pick<ChannelStore, 'states'>;
+  queue: Pick<Queue, 'enqueue'>;
+}
+
+export interface DigestSender {
+  /** Groups every firing whose digest is due at `now` into one digest per rule and period, and queues its deliveries. Answers the digests made. */
+  sendDue(now: Date): Promise<number>;
+}
+
+export function createDigestSender(deps: DigestSenderDeps): DigestSender {
+  return {
+    async sendDue(now) {
+      let made = 0;
+      for (const group of await deps.firings.dueDigests(now)) {
+        const created = await deps.db.transaction(async (tx) => {
+          const id = randomUUID();
+          const label = /-W\d\d$/.test(group.digest_key) ? 'Weekly' : 'Daily';
+          await deps.deliveries.createDigest({ id, rule_id: group.rule_id, period_key: group.digest_key, label }, tx);
+          const firings = await deps.firings.claimDigest(group, id, now, tx);
+          // Another worker holds (or has sent) them: nothing of this period is left to this one.
+          if (firings.length === 0) {
+            await deps.deliveries.deleteDigest(id, tx);
+            return false;
+          }
+          const channelIds = [...new Set(firings.flatMap((f) => f.channel_ids))];
+          const rows: NewDelivery[] = (await deps.channels.states(channelIds, tx)).map((channel) => ({
+            id: randomUUID(),
+            firing_id: null,
+            digest_id: id,
+            channel_id: channel.id,
+            channel_name: channel.name,
+            status: channel.enabled ? 'pending' : 'skipped',
+            error: channel.enabled ? null : `The channel is disabled${channel.disabled_reason === null ? '' : `: ${channel.disabled_reason}`}`,
+          }));
+          await deps.deliveries.create(rows, tx);
+          await deps.queue.enqueue<DeliveryMessage>(
+            ALERT_QUEUES.delivery,
+            rows.filter((row) => row.status === 'pending').map((row) => ({ data: { delivery_id: row.id } })),
+            { tx },
+          );
+          return true;
+        });
+        if (created) made += 1;
+      }
+      return made;
+    },
+  };
+}
