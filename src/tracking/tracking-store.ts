@@ -112,10 +112,20 @@ const EVENT_COLUMNS = `id::float8 AS id, type, product_id, source, run_id, data,
  * ids; and a transaction's id (xid8) is taken at its first write, so it may commit after a younger
  * one too. But a transaction below this horizon has ended, and every transaction still to commit is
  * at or above it: a reader that reads in (tx, id) order up to the horizon never later finds an
- * event before one it has read. Writers take no lock for it; a long-running writer anywhere in the
- * database cluster only holds newer events back (they arrive when it ends).
+ * event before one it has read. Writers take no lock for it; a long-running writer in this database
+ * only holds newer events back (they arrive when it ends).
+ *
+ * The horizon is the oldest transaction of the statement's snapshot still running, leaving out those
+ * that provably belong to another database of the server (their sessions are connected elsewhere, so
+ * they cannot write these events): a long transaction of another application on a shared server
+ * must not stall the feed. A transaction that has ended by the time pg_stat_activity is read is not
+ * left out, which only keeps the horizon lower, never too high.
  */
-const FEED_HORIZON = 'pg_snapshot_xmin(pg_current_snapshot())';
+const FEED_HORIZON = `COALESCE(
+  (SELECT min(running) FROM pg_snapshot_xip(pg_current_snapshot()) AS running
+    WHERE running::xid NOT IN (SELECT backend_xid FROM pg_stat_activity
+      WHERE backend_xid IS NOT NULL AND datid IS DISTINCT FROM (SELECT oid FROM pg_database WHERE datname = current_database()))),
+  pg_snapshot_xmax(pg_current_snapshot()))`;
 
 /**
  * The feed position of the cursor event `placeholder` (an event id): `after` reads from the event

@@ -1,6 +1,7 @@
 // The event feed with writers that commit out of order: a consumer that follows it by cursor gets every event once.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import pg from 'pg';
 import { after, before, describe, test } from 'node:test';
 import type { Database, Queryable } from '../../src/db/database.js';
 import { createTracker, type PendingEvent, type StoredEvent, type Tracker } from '../../src/tracking/tracking-store.js';
@@ -131,5 +132,34 @@ describe('the event feed with concurrent writers (PostgreSQL)', { skip: postgres
     await following;
     assert.equal(new Set(received).size, received.length, 'no event twice');
     assert.deepEqual([...received].sort(), [...committed].sort(), 'every committed event, and no rolled-back one');
+  });
+  test('a writer still open in another database of the same server does not hold the feed back', async () => {
+    const serverUrl = new URL(process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL ?? '');
+    const name = `feed_elsewhere_${randomUUID().replaceAll('-', '')}`;
+    const admin = new pg.Client({ connectionString: serverUrl.href });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    const elsewhere = new pg.Client({ connectionString: Object.assign(new URL(serverUrl.href), { pathname: `/${name}` }).href });
+    try {
+      await elsewhere.connect();
+      // Older than the event below, and running in the other database all the while.
+      await elsewhere.query('BEGIN');
+      const [{ xid }] = (await elsewhere.query<{ xid: string }>('SELECT pg_current_xact_id()::text AS xid')).rows as [{ xid: string }];
+      const source = `elsewhere-${randomUUID()}`;
+      const [appended] = await db.transaction((tx) => tracker.append([event(source, 'here')], tx));
+      const [{ running }] = (await db.query<{ running: boolean }>(`SELECT $1::xid8 = ANY(ARRAY(SELECT pg_snapshot_xip(pg_current_snapshot()))) AS running`, [xid])) as [
+        { running: boolean },
+      ];
+      assert.equal(running, true, "the other database's transaction is still running");
+      const read = await drain(tracker, source, 0);
+      assert.deepEqual(
+        read.events.map((e) => e.id),
+        [appended!.id],
+      );
+    } finally {
+      await elsewhere.end().catch(() => undefined);
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    }
   });
 });
