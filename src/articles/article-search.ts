@@ -1,0 +1,61 @@
+// How `q` finds and ranks articles: PostgreSQL full-text search, each article stemmed in its own language (migration 11).
+
+/**
+ * The configurations article_search_config() (migration 11) gives an article: one per language with
+ * a snowball stemmer, and 'simple' for the rest. A search reads q with each of them.
+ */
+export const SEARCH_CONFIGS = [
+  'arabic',
+  'armenian',
+  'basque',
+  'catalan',
+  'danish',
+  'dutch',
+  'english',
+  'estonian',
+  'finnish',
+  'french',
+  'german',
+  'greek',
+  'hindi',
+  'hungarian',
+  'indonesian',
+  'irish',
+  'italian',
+  'lithuanian',
+  'nepali',
+  'norwegian',
+  'portuguese',
+  'romanian',
+  'russian',
+  'serbian',
+  'spanish',
+  'swedish',
+  'tamil',
+  'turkish',
+  'yiddish',
+  'simple',
+] as const;
+
+const CONFIG_ARRAY = `ARRAY[${SEARCH_CONFIGS.map((c) => `'${c}'`).join(', ')}]::regconfig[]`;
+
+/**
+ * The filter, `q` being the placeholder of the search text. Two conditions: the first is what the
+ * GIN index answers, the OR of q as every configuration reads it (one subquery, computed once: an
+ * English article stores "flood" for "floods", a German one "hochwass" for "Hochwasser", so q must be
+ * read both ways to find both); the second holds each candidate to q as its own language reads it,
+ * so that a word stemmed alike in another language does not match.
+ */
+export function searchCondition(q: string): string {
+  return `(search_vector @@ (SELECT article_tsquery_or(DISTINCT websearch_to_tsquery(c, ${q}::text)) FROM unnest(${CONFIG_ARRAY}) AS c)
+    AND search_vector @@ websearch_to_tsquery(search_config, ${q}::text))`;
+}
+
+/**
+ * The relevance of a match, larger first: ts_rank_cd over the weighted vector (title A, description B,
+ * body C), so terms close together in the title count most. Normalisation 1 divides by the log of the
+ * document's length, so a long body does not win by length alone.
+ */
+export function searchRank(q: string): string {
+  return `ts_rank_cd(search_vector, websearch_to_tsquery(search_config, ${q}::text), 1)`;
+}
