@@ -1,8 +1,9 @@
 // How `q` finds and ranks articles: PostgreSQL full-text search, each article stemmed in its own language (migration 11).
 
 /**
- * The configurations article_search_config() (migration 11) gives an article: one per language with
- * a snowball stemmer, and 'simple' for the rest. A search reads q with each of them.
+ * The configurations article_search_config() (migration 11) may give an article: one per language
+ * with a snowball stemmer, and 'simple' for the rest. A search reads q with each of them that the
+ * server has (PostgreSQL 15 lacks Estonian).
  */
 export const SEARCH_CONFIGS = [
   'arabic',
@@ -37,7 +38,8 @@ export const SEARCH_CONFIGS = [
   'simple',
 ] as const;
 
-const CONFIG_ARRAY = `ARRAY[${SEARCH_CONFIGS.map((c) => `'${c}'`).join(', ')}]::regconfig[]`;
+const CONFIGS = `(SELECT c.oid::regconfig FROM pg_catalog.pg_ts_config c JOIN pg_catalog.pg_namespace n ON n.oid = c.cfgnamespace
+   WHERE n.nspname = 'pg_catalog' AND c.cfgname IN (${SEARCH_CONFIGS.map((c) => `'${c}'`).join(', ')}))`;
 
 /**
  * The filter, `q` being the placeholder of the search text. Two conditions: the first is what the
@@ -47,7 +49,7 @@ const CONFIG_ARRAY = `ARRAY[${SEARCH_CONFIGS.map((c) => `'${c}'`).join(', ')}]::
  * so that a word stemmed alike in another language does not match.
  */
 export function searchCondition(q: string): string {
-  return `(search_vector @@ (SELECT article_tsquery_or(DISTINCT websearch_to_tsquery(c, ${q}::text)) FROM unnest(${CONFIG_ARRAY}) AS c)
+  return `(search_vector @@ (SELECT article_tsquery_or(DISTINCT websearch_to_tsquery(c, ${q}::text)) FROM ${CONFIGS} AS configs (c))
     AND search_vector @@ websearch_to_tsquery(search_config, ${q}::text))`;
 }
 

@@ -6,20 +6,25 @@ export const migration: Migration = {
   name: 'articles',
   sql: `
     -- The text search configuration of an article's language (a BCP 47 tag: "en", "pt-BR"): the
-    -- snowball stemmer of that language where PostgreSQL (and PGlite) ship one, else 'simple' (words
-    -- lower-cased, not stemmed), which is also what an article of unknown language gets.
+    -- snowball stemmer of that language where the server ships one (PostgreSQL 15 has no Estonian,
+    -- 16 and PGlite have), else 'simple' (words lower-cased, not stemmed), which is also what an
+    -- article of unknown language gets. Declared immutable for the generated columns below: the
+    -- built-in configurations it reads do not change while a server runs.
     CREATE FUNCTION article_search_config(language text) RETURNS regconfig
       LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-      SELECT CASE lower(split_part(coalesce(language, ''), '-', 1))
-        WHEN 'ar' THEN 'arabic' WHEN 'hy' THEN 'armenian' WHEN 'eu' THEN 'basque' WHEN 'ca' THEN 'catalan'
-        WHEN 'da' THEN 'danish' WHEN 'nl' THEN 'dutch' WHEN 'en' THEN 'english' WHEN 'et' THEN 'estonian'
-        WHEN 'fi' THEN 'finnish' WHEN 'fr' THEN 'french' WHEN 'de' THEN 'german' WHEN 'el' THEN 'greek'
-        WHEN 'hi' THEN 'hindi' WHEN 'hu' THEN 'hungarian' WHEN 'id' THEN 'indonesian' WHEN 'ga' THEN 'irish'
-        WHEN 'it' THEN 'italian' WHEN 'lt' THEN 'lithuanian' WHEN 'ne' THEN 'nepali' WHEN 'no' THEN 'norwegian'
-        WHEN 'nb' THEN 'norwegian' WHEN 'nn' THEN 'norwegian' WHEN 'pt' THEN 'portuguese' WHEN 'ro' THEN 'romanian'
-        WHEN 'ru' THEN 'russian' WHEN 'sr' THEN 'serbian' WHEN 'es' THEN 'spanish' WHEN 'sv' THEN 'swedish'
-        WHEN 'ta' THEN 'tamil' WHEN 'tr' THEN 'turkish' WHEN 'yi' THEN 'yiddish'
-        ELSE 'simple' END::regconfig
+      SELECT coalesce(
+        (SELECT c.oid::regconfig FROM pg_catalog.pg_ts_config c JOIN pg_catalog.pg_namespace n ON n.oid = c.cfgnamespace
+          WHERE n.nspname = 'pg_catalog' AND c.cfgname = CASE lower(split_part(coalesce(language, ''), '-', 1))
+            WHEN 'ar' THEN 'arabic' WHEN 'hy' THEN 'armenian' WHEN 'eu' THEN 'basque' WHEN 'ca' THEN 'catalan'
+            WHEN 'da' THEN 'danish' WHEN 'nl' THEN 'dutch' WHEN 'en' THEN 'english' WHEN 'et' THEN 'estonian'
+            WHEN 'fi' THEN 'finnish' WHEN 'fr' THEN 'french' WHEN 'de' THEN 'german' WHEN 'el' THEN 'greek'
+            WHEN 'hi' THEN 'hindi' WHEN 'hu' THEN 'hungarian' WHEN 'id' THEN 'indonesian' WHEN 'ga' THEN 'irish'
+            WHEN 'it' THEN 'italian' WHEN 'lt' THEN 'lithuanian' WHEN 'ne' THEN 'nepali' WHEN 'no' THEN 'norwegian'
+            WHEN 'nb' THEN 'norwegian' WHEN 'nn' THEN 'norwegian' WHEN 'pt' THEN 'portuguese' WHEN 'ro' THEN 'romanian'
+            WHEN 'ru' THEN 'russian' WHEN 'sr' THEN 'serbian' WHEN 'es' THEN 'spanish' WHEN 'sv' THEN 'swedish'
+            WHEN 'ta' THEN 'tamil' WHEN 'tr' THEN 'turkish' WHEN 'yi' THEN 'yiddish'
+          END),
+        'simple'::regconfig)
     $$;
 
     -- tsquery's || as an aggregate: a search is the OR of q read by each configuration articles use.
