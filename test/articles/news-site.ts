@@ -31,7 +31,7 @@ export interface NewsSite {
   close(): Promise<void>;
 }
 
-const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const htmlText = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 /** A story page as news sites write them: JSON-LD NewsArticle, Open Graph and article:* tags, a byline, the text, related links and comments. */
 export function storyPage(story: Story, url: string, siteName = 'Harbour Gazette'): string {
@@ -54,26 +54,26 @@ export function storyPage(story: Story, url: string, siteName = 'Harbour Gazette
 <html lang="${story.language}">
 <head>
 <meta charset="utf-8">
-<title>${escape(story.title)} | ${siteName}</title>
+<title>${htmlText(story.title)} | ${siteName}</title>
 <link rel="canonical" href="${url}">
-<meta name="description" content="${escape(story.summary)}">
+<meta name="description" content="${htmlText(story.summary)}">
 <meta property="og:type" content="article">
 <meta property="og:site_name" content="${siteName}">
-<meta property="og:title" content="${escape(story.title)}">
+<meta property="og:title" content="${htmlText(story.title)}">
 <meta property="og:url" content="${url}">
 <meta property="article:published_time" content="${story.published}">
-<meta property="article:section" content="${escape(story.section)}">
-${story.tags.map((t) => `<meta property="article:tag" content="${escape(t)}">`).join('\n')}
+<meta property="article:section" content="${htmlText(story.section)}">
+${story.tags.map((t) => `<meta property="article:tag" content="${htmlText(t)}">`).join('\n')}
 <script type="application/ld+json">${JSON.stringify(jsonLd).replace(/</g, '\\u003c')}</script>
 </head>
 <body>
 <header class="masthead"><a href="/" class="logo">${siteName}</a><nav><a href="/">Home</a> <a href="/section/local">Local</a> <a href="/section/sport">Sport</a></nav></header>
 <main>
 <article class="story">
-<h1>${escape(story.title)}</h1>
-<p class="byline">By ${story.authors.map((a) => `<a rel="author" href="/authors/${encodeURIComponent(a)}">${escape(a)}</a>`).join(' and ')} · <time datetime="${story.published}">${story.published.slice(0, 10)}</time></p>
+<h1>${htmlText(story.title)}</h1>
+<p class="byline">By ${story.authors.map((a) => `<a rel="author" href="/authors/${encodeURIComponent(a)}">${htmlText(a)}</a>`).join(' and ')} · <time datetime="${story.published}">${story.published.slice(0, 10)}</time></p>
 <div class="story-body">
-${story.paragraphs.map((p) => `<p>${escape(p)}</p>`).join('\n')}
+${story.paragraphs.map((p) => `<p>${htmlText(p)}</p>`).join('\n')}
 ${story.extraHtml ?? ''}
 </div>
 <div class="share"><a href="https://share.example/?u=${encodeURIComponent(url)}">Share</a></div>
@@ -91,8 +91,8 @@ export function frontPage(stories: readonly Story[], base: string, siteName = 'H
   const teasers = stories
     .map(
       (s) => `<div class="story-card">
-  <h3 class="story-card__title"><a href="${base}news/${s.slug}">${escape(s.title)}</a></h3>
-  <p class="story-card__summary">${escape(s.summary)}</p>
+  <h3 class="story-card__title"><a href="${base}news/${s.slug}">${htmlText(s.title)}</a></h3>
+  <p class="story-card__summary">${htmlText(s.summary)}</p>
   <time datetime="${s.published}">${s.published.slice(0, 10)}</time>
 </div>`,
     )
