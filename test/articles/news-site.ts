@@ -25,6 +25,8 @@ export interface NewsSite {
   /** Base URL with a trailing slash. */
   url: string;
   stories: Map<string, Story>;
+  /** Other pages, served as they are, by path. */
+  pages: Map<string, string>;
   storyUrl(slug: string): string;
   /** Requests per path. */
   hits: Map<string, number>;
@@ -124,6 +126,7 @@ export function storyText(topic: string, paragraphs = 4): string[] {
 export async function startNewsSite(initial: readonly Story[]): Promise<NewsSite> {
   const stories = new Map(initial.map((s) => [s.slug, s]));
   const hits = new Map<string, number>();
+  const pages = new Map<string, string>();
   let base = '';
   const server: Server = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
@@ -141,6 +144,8 @@ export async function startNewsSite(initial: readonly Story[]): Promise<NewsSite
           base,
         ),
       );
+    const page = pages.get(path);
+    if (page !== undefined) return send(200, page);
     const match = /^\/news\/([\w-]+)$/.exec(path);
     const story = match === null ? undefined : stories.get(match[1]!);
     if (story !== undefined) return send(200, storyPage(story, `${base}news/${story.slug}`));
@@ -151,6 +156,7 @@ export async function startNewsSite(initial: readonly Story[]): Promise<NewsSite
   return {
     url: base,
     stories,
+    pages,
     storyUrl: (slug) => `${base}news/${slug}`,
     hits,
     close: () =>
