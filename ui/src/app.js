@@ -4,6 +4,8 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { apiKey, onApiKeyChange, setApiKey } from './lib/api.js';
 import { interceptLinks, match, useRoute } from './lib/router.js';
 import { html } from './lib/ui.js';
+import { ArticleScreen } from './screens/article.js';
+import { ArticlesScreen } from './screens/articles.js';
 import { EventsScreen } from './screens/events.js';
 import { JobScreen, JobsScreen } from './screens/jobs.js';
 import { LogScreen, LogsScreen } from './screens/logs.js';
@@ -16,6 +18,8 @@ const SCREENS = [
   { pattern: '/', screen: ProductsScreen, nav: 'products' },
   { pattern: '/products', screen: ProductsScreen, nav: 'products' },
   { pattern: '/products/:id', screen: ProductScreen, nav: 'products' },
+  { pattern: '/articles', screen: ArticlesScreen, nav: 'articles' },
+  { pattern: '/articles/:id', screen: ArticleScreen, nav: 'articles' },
   { pattern: '/scrape', screen: ScrapeScreen, nav: 'scrape' },
   { pattern: '/jobs', screen: JobsScreen, nav: 'jobs' },
   { pattern: '/jobs/:id', screen: JobScreen, nav: 'jobs' },
@@ -27,6 +31,7 @@ const SCREENS = [
 
 const NAV = [
   ['products', '/ui/products', 'Products'],
+  ['articles', '/ui/articles', 'Articles'],
   ['scrape', '/ui/scrape', 'Scrape'],
   ['jobs', '/ui/jobs', 'Jobs'],
   ['schedules', '/ui/schedules', 'Schedules'],
