@@ -48,6 +48,9 @@ export const AFTER: Record<ArticleSort, { dated: boolean; after: (k: string, i: 
   },
 };
 
+/** Every article, from the running count the triggers of migration 11 keep: a few rows, whatever the table size. */
+export const TOTAL_ALL = '(SELECT sum(n) FROM article_count_shards)::int';
+
 export interface Where {
   sql: string;
   params: unknown[];
@@ -108,7 +111,14 @@ export function pageStatement(query: ArticleListQuery): PageStatement {
   }
   const sort = query.sort ?? DEFAULT_SORT;
   if (where.q === undefined) {
-    return { sql: `SELECT ${ARTICLE_COLUMNS} FROM articles ${where.sql} ORDER BY ${orderBy(sort)}${paging}`, params, where, withTotal: false };
+    // An unfiltered page reads the running total in the same statement (and so the same snapshot).
+    const withTotal = where.sql === '' && query.limit !== undefined;
+    return {
+      sql: `SELECT ${ARTICLE_COLUMNS}${withTotal ? `, ${TOTAL_ALL} AS total` : ''} FROM articles ${where.sql} ORDER BY ${orderBy(sort)}${paging}`,
+      params,
+      where,
+      withTotal,
+    };
   }
   // A search: its matches found once (the index gives them), kept with their rank, counted and
   // ordered; only the page's rows are read whole.

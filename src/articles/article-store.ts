@@ -1,6 +1,19 @@
 // Articles in the relational database: the same parameterised SQL for PostgreSQL and PGlite. Knows its table and nothing else.
 import type { Database, Queryable } from '../db/queryable.js';
-import { ARTICLE_COLUMNS, AFTER, DEFAULT_SORT, isoTime, orderBy, pageStatement, planFor, rankedIdsSql, totalFromPage, whereClause, type Where } from './article-list-sql.js';
+import {
+  ARTICLE_COLUMNS,
+  AFTER,
+  DEFAULT_SORT,
+  isoTime,
+  orderBy,
+  pageStatement,
+  planFor,
+  rankedIdsSql,
+  TOTAL_ALL,
+  totalFromPage,
+  whereClause,
+  type Where,
+} from './article-list-sql.js';
 import type { Article, ArticleDetail, ArticleListQuery } from './article-schema.js';
 import { siteKeys } from './article-site.js';
 
@@ -77,7 +90,8 @@ export function publishedInstant(stated: string | null): string | null {
 
 export function createArticleStore(db: Database): ArticleStore {
   const countMatching = async (where: Where): Promise<number> => {
-    const [row] = await db.query<{ total: number }>(`SELECT count(*)::int AS total FROM articles ${where.sql}`, where.params, planFor(where));
+    const sql = where.sql === '' ? `SELECT ${TOTAL_ALL} AS total` : `SELECT count(*)::int AS total FROM articles ${where.sql}`;
+    const [row] = await db.query<{ total: number }>(sql, where.params, planFor(where));
     return row?.total ?? 0;
   };
 

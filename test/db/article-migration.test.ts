@@ -118,6 +118,8 @@ for (const backend of backends) {
         // The running count of products follows the move.
         const [count] = await db.query<{ n: number }>('SELECT sum(n)::int AS n FROM product_count_shards');
         assert.equal(count?.n, 3);
+        const [articleCount] = await db.query<{ n: number }>('SELECT sum(n)::int AS n FROM article_count_shards');
+        assert.equal(articleCount?.n, 3, 'the running count of articles counts the moved ones');
         // Each moved article starts its revisions; the product's history went with it, its event stays in the feed.
         const [revisions] = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM article_revisions');
         assert.equal(revisions?.n, 3);

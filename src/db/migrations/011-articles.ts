@@ -8,24 +8,41 @@ export const migration: Migration = {
     -- The text search configuration of an article's language (a BCP 47 tag: "en", "pt-BR"): the
     -- snowball stemmer of that language where the server ships one (PostgreSQL 15 has no Estonian,
     -- 16 and PGlite have), else 'simple' (words lower-cased, not stemmed), which is also what an
-    -- article of unknown language gets. Declared immutable for the generated columns below: the
-    -- built-in configurations it reads do not change while a server runs.
-    CREATE FUNCTION article_search_config(language text) RETURNS regconfig
-      LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-      SELECT coalesce(
-        (SELECT c.oid::regconfig FROM pg_catalog.pg_ts_config c JOIN pg_catalog.pg_namespace n ON n.oid = c.cfgnamespace
-          WHERE n.nspname = 'pg_catalog' AND c.cfgname = CASE lower(split_part(coalesce(language, ''), '-', 1))
-            WHEN 'ar' THEN 'arabic' WHEN 'hy' THEN 'armenian' WHEN 'eu' THEN 'basque' WHEN 'ca' THEN 'catalan'
-            WHEN 'da' THEN 'danish' WHEN 'nl' THEN 'dutch' WHEN 'en' THEN 'english' WHEN 'et' THEN 'estonian'
-            WHEN 'fi' THEN 'finnish' WHEN 'fr' THEN 'french' WHEN 'de' THEN 'german' WHEN 'el' THEN 'greek'
-            WHEN 'hi' THEN 'hindi' WHEN 'hu' THEN 'hungarian' WHEN 'id' THEN 'indonesian' WHEN 'ga' THEN 'irish'
-            WHEN 'it' THEN 'italian' WHEN 'lt' THEN 'lithuanian' WHEN 'ne' THEN 'nepali' WHEN 'no' THEN 'norwegian'
-            WHEN 'nb' THEN 'norwegian' WHEN 'nn' THEN 'norwegian' WHEN 'pt' THEN 'portuguese' WHEN 'ro' THEN 'romanian'
-            WHEN 'ru' THEN 'russian' WHEN 'sr' THEN 'serbian' WHEN 'es' THEN 'spanish' WHEN 'sv' THEN 'swedish'
-            WHEN 'ta' THEN 'tamil' WHEN 'tr' THEN 'turkish' WHEN 'yi' THEN 'yiddish'
-          END),
-        'simple'::regconfig)
-    $$;
+    -- article of unknown language gets. Written as one CASE of the configurations this server has,
+    -- so that it costs nothing per row.
+    DO $$
+    DECLARE
+      languages text[][] := ARRAY[
+        ['ar', 'arabic'], ['hy', 'armenian'], ['eu', 'basque'], ['ca', 'catalan'], ['da', 'danish'], ['nl', 'dutch'],
+        ['en', 'english'], ['et', 'estonian'], ['fi', 'finnish'], ['fr', 'french'], ['de', 'german'], ['el', 'greek'],
+        ['hi', 'hindi'], ['hu', 'hungarian'], ['id', 'indonesian'], ['ga', 'irish'], ['it', 'italian'], ['lt', 'lithuanian'],
+        ['ne', 'nepali'], ['no', 'norwegian'], ['nb', 'norwegian'], ['nn', 'norwegian'], ['pt', 'portuguese'],
+        ['ro', 'romanian'], ['ru', 'russian'], ['sr', 'serbian'], ['es', 'spanish'], ['sv', 'swedish'], ['ta', 'tamil'],
+        ['tr', 'turkish'], ['yi', 'yiddish']];
+      cases text := '';
+      i int;
+    BEGIN
+      FOR i IN 1 .. array_length(languages, 1) LOOP
+        IF EXISTS (SELECT 1 FROM pg_catalog.pg_ts_config c JOIN pg_catalog.pg_namespace n ON n.oid = c.cfgnamespace
+                    WHERE n.nspname = 'pg_catalog' AND c.cfgname = languages[i][2]) THEN
+          cases := cases || format(' WHEN %L THEN %L::regconfig', languages[i][1], 'pg_catalog.' || languages[i][2]);
+        END IF;
+      END LOOP;
+      EXECUTE format(
+        'CREATE FUNCTION article_search_config(language text) RETURNS regconfig LANGUAGE sql IMMUTABLE PARALLEL SAFE AS %L',
+        'SELECT CASE lower(split_part(coalesce(language, ''''), ''-'', 1))' || cases || ' ELSE ''pg_catalog.simple''::regconfig END');
+    END $$;
+
+    -- An article's words, each part weighted: the title first, then the description, then the body
+    -- (its first 100,000 characters: a tsvector holds at most 1 MB). PL/pgSQL, so the configuration
+    -- is worked out once per article, not once per part.
+    CREATE FUNCTION article_search_vector(config regconfig, title text, description text, body text) RETURNS tsvector
+      LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+    BEGIN
+      RETURN setweight(to_tsvector(config, title), 'A') ||
+             setweight(to_tsvector(config, coalesce(description, '')), 'B') ||
+             setweight(to_tsvector(config, left(coalesce(body, ''), 100000)), 'C');
+    END $$;
 
     -- tsquery's || as an aggregate: a search is the OR of q read by each configuration articles use.
     CREATE AGGREGATE article_tsquery_or(tsquery) (SFUNC = tsquery_or, STYPE = tsquery);
@@ -65,13 +82,8 @@ export const migration: Migration = {
       updated_at timestamptz NOT NULL DEFAULT now(),
       language_base text GENERATED ALWAYS AS (lower(split_part(language, '-', 1))) STORED,
       search_config regconfig GENERATED ALWAYS AS (article_search_config(language)) STORED,
-      -- Title first, then the description, then the body (its first 100,000 characters: a tsvector
-      -- holds at most 1 MB), each stemmed in the article's own language.
-      search_vector tsvector GENERATED ALWAYS AS (
-        setweight(to_tsvector(article_search_config(language), title), 'A') ||
-        setweight(to_tsvector(article_search_config(language), coalesce(description, '')), 'B') ||
-        setweight(to_tsvector(article_search_config(language), left(coalesce(body, ''), 100000)), 'C')
-      ) STORED
+      -- Stemmed in the article's own language.
+      search_vector tsvector GENERATED ALWAYS AS (article_search_vector(article_search_config(language), title, description, body)) STORED
     );
     CREATE INDEX articles_search_idx ON articles USING gin (search_vector);
     CREATE INDEX articles_published_desc_idx ON articles (published_time DESC NULLS LAST, id DESC);
@@ -81,6 +93,29 @@ export const migration: Migration = {
     CREATE INDEX articles_author_idx ON articles USING gin (author_keys);
     CREATE INDEX articles_source_idx ON articles (source_key);
     CREATE INDEX articles_language_idx ON articles (language_base);
+
+    -- The number of articles without count(*), kept by triggers as for products (migration 3): each
+    -- connection adds to its own shard, and the count commits with the write that changed it.
+    CREATE TABLE article_count_shards (shard smallint PRIMARY KEY, n bigint NOT NULL);
+    INSERT INTO article_count_shards (shard, n) SELECT s, 0 FROM generate_series(0, 15) AS s;
+    CREATE FUNCTION article_count_track() RETURNS trigger LANGUAGE plpgsql AS $$
+    DECLARE
+      delta bigint;
+    BEGIN
+      SELECT count(*) INTO delta FROM changed;
+      IF delta > 0 THEN
+        UPDATE article_count_shards SET n = n + CASE WHEN TG_OP = 'DELETE' THEN -delta ELSE delta END WHERE shard = pg_backend_pid() % 16;
+      END IF;
+      RETURN NULL;
+    END $$;
+    CREATE FUNCTION article_count_reset() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      UPDATE article_count_shards SET n = 0;
+      RETURN NULL;
+    END $$;
+    CREATE TRIGGER articles_count_insert AFTER INSERT ON articles REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION article_count_track();
+    CREATE TRIGGER articles_count_delete AFTER DELETE ON articles REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION article_count_track();
+    CREATE TRIGGER articles_count_truncate AFTER TRUNCATE ON articles FOR EACH STATEMENT EXECUTE FUNCTION article_count_reset();
 
     -- An article's title and body as they were, a row per change (not per sighting), like price history.
     CREATE TABLE article_revisions (
