@@ -32,9 +32,9 @@ async function* mapBatches<T, U>(batches: AsyncIterable<T[]>, map: (row: T) => U
 }
 
 const FEEDS: ReadonlyArray<{ path: string; format: FeedFormat; name: string }> = [
-  { path: '/articles/feed.xml', format: 'atom', name: 'Atom 1.0' },
-  { path: '/articles/feed.rss', format: 'rss', name: 'RSS 2.0' },
-  { path: '/articles/feed.json', format: 'json', name: 'JSON Feed 1.1' },
+  { path: '/articles/feed.xml', format: 'atom', name: 'an Atom 1.0 feed' },
+  { path: '/articles/feed.rss', format: 'rss', name: 'an RSS 2.0 feed' },
+  { path: '/articles/feed.json', format: 'json', name: 'a JSON Feed 1.1 feed' },
 ];
 
 /** The origin the client reached this service at, for the absolute URLs a feed must carry. */
@@ -103,7 +103,7 @@ export function articleRoutes(app: App, store: ArticleStore): void {
       {
         schema: {
           tags: ['articles'],
-          summary: `The articles as a ${feed.name} feed`,
+          summary: `The articles as ${feed.name}`,
           description:
             'Newest first (by publication date; undated articles last), filterable like `GET /articles` (one site, one search...). ' +
             'Each entry links to the article and carries its summary, authors, dates, section and tags, and its sanitized text ' +
@@ -111,7 +111,7 @@ export function articleRoutes(app: App, store: ArticleStore): void {
             '/articles/feed.json (JSON Feed 1.1).',
           querystring: ArticleFeedQuery,
           produces: [FEED_MEDIA[feed.format].split(';')[0]!],
-          response: { 200: { description: `A ${feed.name} document`, type: 'string' }, ...problemResponses(422, 503) },
+          response: { 200: { description: `The articles as ${feed.name}`, type: 'string' }, ...problemResponses(422, 503) },
         },
       },
       async (request, reply) => {
