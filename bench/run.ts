@@ -7,7 +7,7 @@
 // (use the existing dist/), BENCH_CPU_PROF=1 (V8 CPU profile of the PostgreSQL main service into
 // bench/results/), BENCH_GROWTH_ROWS (PostgreSQL, default 1000,10000,100000,1000000), BENCH_PGLITE_SEARCH_ROWS
 // (the searches on PGlite, default 1000,100000,1000000; seeding the million takes about two minutes), BENCH_ARTICLE_ROWS
-// (article search on PostgreSQL and PGlite, default 100000,1000000). The main
+// (article search on PostgreSQL and PGlite, default 100000,1000000; BENCH_PGLITE_ARTICLE_ROWS sets PGlite's alone). The main
 // service runs with the inspector on 127.0.0.1 so memory readings can follow a forced full GC.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -62,6 +62,7 @@ function settings() {
   const growthRows = rowList(process.env.BENCH_GROWTH_ROWS ?? '1000,10000,100000,1000000');
   const pgliteSearchRows = rowList(process.env.BENCH_PGLITE_SEARCH_ROWS ?? '1000,100000,1000000');
   const articleRows = rowList(process.env.BENCH_ARTICLE_ROWS ?? '100000,1000000');
+  const pgliteArticleRows = rowList(process.env.BENCH_PGLITE_ARTICLE_ROWS ?? process.env.BENCH_ARTICLE_ROWS ?? '100000,1000000');
   return {
     connections: 50,
     durationS: duration,
@@ -79,6 +80,7 @@ function settings() {
     growthRows,
     pgliteSearchRows,
     articleRows,
+    pgliteArticleRows,
     fullListRows: 10_000,
     listRows: 1000,
     rescrapeProducts: 1000,
@@ -1019,9 +1021,9 @@ async function main(): Promise<number> {
     }
 
     if (s.parts.has('articles')) {
-      log(`articles: q over ${s.articleRows.join(', ')} articles on PostgreSQL, then PGlite`);
+      log(`articles: q over ${s.articleRows.join(', ')} articles on PostgreSQL, then ${s.pgliteArticleRows.join(', ')} on PGlite`);
       results.articleSearch = await measureArticleSearchPostgres(main.url, db, s.articleRows, log);
-      results.articleSearch.push(...(await measureArticleSearchPglite(s.articleRows, `${fixture.url}books/`, log)));
+      results.articleSearch.push(...(await measureArticleSearchPglite(s.pgliteArticleRows, `${fixture.url}books/`, log)));
     }
   } catch (error) {
     results.error = (error as Error).stack ?? String(error);
