@@ -2,11 +2,12 @@
 //
 // Environment: BENCH_DURATION_S (measured seconds per server and endpoint, default 10, run as 2 s slices
 // alternating ours and the ceiling; warm-up is min(2, that)),
-// BENCH_ONLY (comma list of http,scrape,memory,growth,jobs,tracking,logging,startup), BENCH_DATABASE_URL (an administrative
+// BENCH_ONLY (comma list of http,scrape,memory,growth,jobs,tracking,logging,startup,articles), BENCH_DATABASE_URL (an administrative
 // PostgreSQL URL; a fresh bench_* database is created there and dropped at the end), BENCH_SKIP_BUILD=1
 // (use the existing dist/), BENCH_CPU_PROF=1 (V8 CPU profile of the PostgreSQL main service into
 // bench/results/), BENCH_GROWTH_ROWS (PostgreSQL, default 1000,10000,100000,1000000), BENCH_PGLITE_SEARCH_ROWS
-// (the searches on PGlite, default 1000,100000,1000000; seeding the million takes about two minutes). The main
+// (the searches on PGlite, default 1000,100000,1000000; seeding the million takes about two minutes), BENCH_ARTICLE_ROWS
+// (article search on PostgreSQL and PGlite, default 100000,1000000; BENCH_PGLITE_ARTICLE_ROWS sets PGlite's alone). The main
 // service runs with the inspector on 127.0.0.1 so memory readings can follow a forced full GC.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -39,12 +40,13 @@ import {
   type PageExtractionFigures,
 } from './scrape.js';
 import { measureArticleExtraction, type ArticleExtractionFigures } from './article.js';
+import { measureArticleSearchPglite, measureArticleSearchPostgres, type ArticleSearchFigures } from './article-search.js';
 import { productBody, sampleText } from './seed.js';
 import { ROOT, SERVICE_LOG_LEVEL, startAux, startCeiling, startFlaskText, startMain, type Running } from './services.js';
 
 // ---- settings -------------------------------------------------------------------------------
 
-const PARTS = ['http', 'scrape', 'memory', 'growth', 'jobs', 'tracking', 'logging', 'startup'] as const;
+const PARTS = ['http', 'scrape', 'memory', 'growth', 'jobs', 'tracking', 'logging', 'startup', 'articles'] as const;
 type Part = (typeof PARTS)[number];
 
 function settings() {
@@ -59,6 +61,8 @@ function settings() {
   const rowList = (value: string) => value.split(',').map(Number);
   const growthRows = rowList(process.env.BENCH_GROWTH_ROWS ?? '1000,10000,100000,1000000');
   const pgliteSearchRows = rowList(process.env.BENCH_PGLITE_SEARCH_ROWS ?? '1000,100000,1000000');
+  const articleRows = rowList(process.env.BENCH_ARTICLE_ROWS ?? '100000,1000000');
+  const pgliteArticleRows = rowList(process.env.BENCH_PGLITE_ARTICLE_ROWS ?? process.env.BENCH_ARTICLE_ROWS ?? '100000,1000000');
   return {
     connections: 50,
     durationS: duration,
@@ -75,6 +79,8 @@ function settings() {
     dynamicScrapes: 20,
     growthRows,
     pgliteSearchRows,
+    articleRows,
+    pgliteArticleRows,
     fullListRows: 10_000,
     listRows: 1000,
     rescrapeProducts: 1000,
@@ -168,6 +174,7 @@ interface Results {
   memory: { idle?: MemoryReading; afterHttp?: MemoryReading; beforeDynamic?: MemoryReading; afterColdDynamic?: MemoryReading; afterDynamic?: MemoryReading; health?: unknown };
   growth?: GrowthFigures;
   pgliteSearch?: PgliteSearchFigures;
+  articleSearch?: ArticleSearchFigures[];
   targets: TargetCheck[];
   error?: string;
 }
@@ -794,6 +801,7 @@ function render(results: Results): string {
     );
   }
 
+  if (results.articleSearch && results.articleSearch.length > 0) out.push(articleSearchSection(results.articleSearch));
   if (results.startup) out.push(startupSection(results.startup));
   if (results.logging) out.push(loggingSection(results.logging, { connections: s.connections, durationS: s.durationS, warmupS: s.warmupS, slices: s.slices }));
   const missed = results.targets.filter((t) => !t.pass);
@@ -807,6 +815,21 @@ function render(results: Results): string {
   );
   if (results.error) out.push(`\nThe run stopped early: ${results.error.split('\n')[0]}`);
   return out.join('\n');
+}
+
+/** Article search latency per backend, size and query. */
+function articleSearchSection(figures: readonly ArticleSearchFigures[]): string {
+  const rows: Array<string[] | string> = [];
+  for (const f of figures) {
+    rows.push(`${f.backend}, ${f.rows.toLocaleString('en-US')} articles (seeded in ${num(f.seedS, 0)} s)`);
+    for (const q of f.queries) rows.push([`  ${q.label}`, q.matches.toLocaleString('en-US'), num(q.medianMs, 2), num(q.p95Ms, 2)]);
+  }
+  return section(
+    'Articles: GET /articles?q=… over a news archive, one client',
+    `limit=20; each query answered ${figures[0]?.queries[0]?.samples ?? 0} times after 10 warm-up requests. Every search ranks (or sorts) all its matches and counts them for X-Total-Count;\n` +
+      'nine in ten articles are English, one in twenty German, one in twenty of unknown language (each searched in its own configuration).',
+    table(['query', 'matches', 'median ms', 'p95 ms'], rows),
+  );
 }
 
 /** Search latency at each size, PostgreSQL then PGlite, with the target at a million rows. */
@@ -995,6 +1018,12 @@ async function main(): Promise<number> {
       results.growth = await measureGrowth(main.url, pid, db, s.growthRows, s.fullListRows, log);
       log(`growth: searches on PGlite at ${s.pgliteSearchRows.join(', ')} rows`);
       results.pgliteSearch = await measurePgliteSearch(s.pgliteSearchRows, `${fixture.url}books/`, log);
+    }
+
+    if (s.parts.has('articles')) {
+      log(`articles: q over ${s.articleRows.join(', ')} articles on PostgreSQL, then ${s.pgliteArticleRows.join(', ')} on PGlite`);
+      results.articleSearch = await measureArticleSearchPostgres(main.url, db, s.articleRows, log);
+      results.articleSearch.push(...(await measureArticleSearchPglite(s.pgliteArticleRows, `${fixture.url}books/`, log)));
     }
   } catch (error) {
     results.error = (error as Error).stack ?? String(error);

@@ -10,9 +10,11 @@ import type { PageFetcher } from './egress/page-fetcher.js';
 import { createSafeFetcher } from './egress/safe-fetch.js';
 import { createPostsClient, type PostsClient } from './external-posts/posts-client.js';
 import { createJobSystem, type JobSystem } from './jobs/job-system.js';
+import { createArticleStore, type ArticleStore } from './articles/article-store.js';
 import { createProductStore, type ProductStore } from './products/product-store.js';
 import { createPgBossQueue, type QueueTiming } from './queue/pgboss-queue.js';
 import type { Queue } from './queue/queue.js';
+import { createArticleRecorder, type ArticleRecorder } from './recording/article-recorder.js';
 import { createProductRecorder, type ProductRecorder } from './recording/product-recorder.js';
 import { createJsonbLogStore } from './scrape-logs/jsonb-log-store.js';
 import { createTagStore, type TagStore } from './tags/tag-store.js';
@@ -21,6 +23,7 @@ import { createBrowserRenderer, findChromium, type BrowserRenderer } from './scr
 import { createExtractionPool, type PageExtractor } from './scraping/extract/pool.js';
 import { createPageLoader, type PageLoader } from './scraping/page-loader.js';
 import { createScraper, type Scraper } from './scraping/scrape-run.js';
+import { createArticleRevisions, type ArticleRevisions } from './tracking/article-revisions.js';
 import { createLiveEvents, type LiveEvents } from './tracking/live-events.js';
 import { createLiveFeed, type LiveFeed } from './tracking/live-feed.js';
 import { createTracker, type Tracker } from './tracking/tracking-store.js';
@@ -56,12 +59,15 @@ export interface Context {
   logs: LogStore;
   queue: Queue;
   products: ProductStore;
+  articles: ArticleStore;
   tags: TagStore;
   /** Alert rules, channels, firings and their delivery (alerts/). */
   alerts: AlertSystem;
-  tracking: { tracker: Tracker; webhooks: WebhookStore; deliveries: WebhookDeliveries; live: LiveEvents; feed: LiveFeed; sender: WebhookSender };
+  tracking: { tracker: Tracker; revisions: ArticleRevisions; webhooks: WebhookStore; deliveries: WebhookDeliveries; live: LiveEvents; feed: LiveFeed; sender: WebhookSender };
   /** The write path of products (recording/product-recorder.ts). */
   recorder: ProductRecorder;
+  /** The write path of articles (recording/article-recorder.ts), in the same transactions as the products. */
+  articleRecorder: ArticleRecorder;
   scraping: { fetcher: PageFetcher; renderer: BrowserRenderer; loader: PageLoader; extract: PageExtractor; scraper: Scraper };
   jobs: JobSystem;
   posts: PostsClient;
@@ -125,6 +131,9 @@ export async function createContext(config: Config, options: ContextOptions = {}
     ...(logger ? { logger } : {}),
   });
   const recorder = createProductRecorder({ db, products, tracker, deliveries, tags, alerts: alerts.evaluator, live });
+  const articles = createArticleStore(db);
+  const revisions = createArticleRevisions(db);
+  const articleRecorder = createArticleRecorder({ articles, revisions, tracker, deliveries });
 
   // Scraping: safe fetching, the browser, extraction threads, and the page pipeline over them.
   const fetcher = createSafeFetcher(scrape, logger ? { logger } : {});
@@ -152,6 +161,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     loader,
     extract: extraction.extract,
     recorder,
+    articles: articleRecorder,
     logs,
     demoSiteUrl: scrape.demoSiteUrl,
     allowPrivateNetworks: scrape.allowPrivateNetworks,
@@ -168,6 +178,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     extract: extraction.extract,
     fetcher,
     recorder,
+    articles: articleRecorder,
     settings: {
       demoSiteUrl: scrape.demoSiteUrl,
       allowPrivateNetworks: scrape.allowPrivateNetworks,
@@ -185,10 +196,12 @@ export async function createContext(config: Config, options: ContextOptions = {}
     logs,
     queue,
     products,
+    articles,
     tags,
     alerts,
-    tracking: { tracker, webhooks, deliveries, live, feed: createLiveFeed(tracker, live), sender },
+    tracking: { tracker, revisions, webhooks, deliveries, live, feed: createLiveFeed(tracker, live), sender },
     recorder,
+    articleRecorder,
     scraping: { fetcher, renderer, loader, extract: extraction.extract, scraper },
     jobs,
     posts,

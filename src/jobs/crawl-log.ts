@@ -1,7 +1,7 @@
 // The one scrape-log document of a whole-site crawl, written when the crawl ends, under the job's own id.
 import type { LogStore } from '../scrape-logs/log-store.js';
 import type { ExtractedItem } from '../scraping/extract/types.js';
-import { endedLog } from '../scraping/run-log.js';
+import { endedLog, type LoggedArticle } from '../scraping/run-log.js';
 import type { Job } from './job-schema.js';
 import type { FrontierPage } from './job-store.js';
 
@@ -17,7 +17,12 @@ export async function writeCrawlLog(logs: LogStore, job: Job, pages: readonly Fr
   const started = job.started_at ?? job.created_at;
   const log = endedLog(
     { id: job.id, jobId: job.id, sourceUrl: job.source_url, request: job.request as Job['request'] & Record<string, unknown>, startedAt: started, crawl: true },
-    done.map((p) => ({ url: p.url, page_type: p.page_type, items: (Array.isArray(p.items) ? p.items : []) as ExtractedItem[] })),
+    done.map((p) => ({
+      url: p.url,
+      page_type: p.page_type,
+      items: (Array.isArray(p.items) ? p.items : []) as ExtractedItem[],
+      articles: (Array.isArray(p.articles) ? p.articles : []) as LoggedArticle[],
+    })),
     {
       status,
       finishedAt: finished.toISOString(),

@@ -5,12 +5,14 @@ import { assertAllowedUrl } from '../egress/address-guard.js';
 import type { PageFetcher } from '../egress/page-fetcher.js';
 import { RunCancelled, toProblem, type HttpProblem } from '../problems.js';
 import type { Queue, WorkContext } from '../queue/queue.js';
+import type { ArticleRecorder } from '../recording/article-recorder.js';
 import type { ProductRecorder } from '../recording/product-recorder.js';
 import type { LogStore } from '../scrape-logs/log-store.js';
 import type { PageExtractor } from '../scraping/extract/pool.js';
 import type { Selectors } from '../scraping/extract/types.js';
 import type { PageLoader } from '../scraping/page-loader.js';
 import { processPage } from '../scraping/process-page.js';
+import { loggedArticle } from '../scraping/run-log.js';
 import { readSitemaps } from '../scraping/sitemap.js';
 import { storePages } from '../scraping/store-page.js';
 import type { RunRef } from '../tracking/tracking-store.js';
@@ -32,6 +34,7 @@ export interface CrawlRunnerDeps {
   loader: PageLoader;
   extract: PageExtractor;
   recorder: Pick<ProductRecorder, 'recordScraped' | 'finishRun' | 'published'>;
+  articles: Pick<ArticleRecorder, 'recordArticles'>;
   politeWait: PoliteWait;
   /** Tells in-process listeners (live progress streams) that a job changed. */
   changed: (jobId: string) => void;
@@ -153,6 +156,7 @@ export function createCrawlRunner(deps: CrawlRunnerDeps): CrawlRunner {
         const linked = followLinks ? (processed.links ?? []).filter((url) => policy.accepts(url)).map((url) => ({ url, depth: page.depth + 1 })) : [];
         const discovered = frontierEntries(linked);
         const raw = processed.items.map((item) => ({ ...item, page_url: processed.url }));
+        const rawArticles = processed.articles.map((article) => loggedArticle(article));
         let pending: number | undefined;
         const written = await deps.db.transaction(async (tx) => {
           // The job row's lock orders this page against a cancel and against the crawl's other pages.
@@ -160,18 +164,27 @@ export function createCrawlRunner(deps: CrawlRunnerDeps): CrawlRunner {
           if (locked === undefined || FINAL_STATUSES.has(locked.status)) return [];
           const settled = await jobs.settlePage(
             page.id,
-            { status: 'done', pageType: processed.page_type, products: processed.items.length, items: raw, durationMs: elapsed() },
+            { status: 'done', pageType: processed.page_type, products: processed.items.length, items: raw, articles: rawArticles, durationMs: elapsed() },
             tx,
           );
           if (!settled) return [];
-          const stored = await storePages(deps.recorder, [processed], crawlRun(job), tx);
+          const stored = await storePages({ products: deps.recorder, articles: deps.articles }, [processed], crawlRun(job), tx);
           // Every frontier row is counted in pages_discovered, so the locked row says how much room is left.
           const room = Math.max(0, policy.maxPages - locked.progress.pages_discovered);
           const added = room === 0 ? [] : await jobs.addToFrontier(job.id, discovered.slice(0, room), tx);
           await enqueuePages(job.id, added, tx);
           ({ pending } = await jobs.addProgress(
             job.id,
-            { pagesDone: 1, pagesDiscovered: added.length, productsFound: processed.items.length, created: stored.created, updated: stored.updated },
+            {
+              pagesDone: 1,
+              pagesDiscovered: added.length,
+              productsFound: processed.items.length,
+              created: stored.created,
+              updated: stored.updated,
+              articlesFound: processed.articles.length,
+              articlesCreated: stored.articlesCreated,
+              articlesUpdated: stored.articlesUpdated,
+            },
             tx,
           ));
           return stored.events;

@@ -67,13 +67,13 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
         jobId: job.id,
         onLog: (logId) => void jobs.addLog(job.id, logId).catch(() => undefined),
         onPage: (page) => {
-          void jobs.addProgress(job.id, { pagesDone: 1, pagesDiscovered: 1, productsFound: page.items.length }).then(
+          void jobs.addProgress(job.id, { pagesDone: 1, pagesDiscovered: 1, productsFound: page.items.length, articlesFound: page.articles.length }).then(
             () => deps.changed(job.id),
             () => undefined,
           );
         },
       });
-      await jobs.addProgress(job.id, { created: result.created, updated: result.updated });
+      await jobs.addProgress(job.id, { created: result.created, updated: result.updated, articlesCreated: result.articles_created, articlesUpdated: result.articles_updated });
       await jobs.addLog(job.id, result.log_id);
       await jobs.finish(job.id, 'succeeded');
     } catch (error) {

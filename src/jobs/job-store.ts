@@ -11,7 +11,7 @@ const isoTime = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY
 
 const JOB_COLUMNS = `id, kind, status, source_url, request, schedule_id, attempts,
   pages_done, pages_discovered, pages_failed, products_found, products_created, products_updated,
-  log_ids, error, ${isoTime('created_at')} AS created_at, ${isoTime('started_at')} AS started_at,
+  articles_found, articles_created, articles_updated, log_ids, error, ${isoTime('created_at')} AS created_at, ${isoTime('started_at')} AS started_at,
   ${isoTime('finished_at')} AS finished_at, ${isoTime('updated_at')} AS updated_at`;
 
 interface JobRow {
@@ -28,6 +28,9 @@ interface JobRow {
   products_found: number;
   products_created: number;
   products_updated: number;
+  articles_found: number;
+  articles_created: number;
+  articles_updated: number;
   log_ids: string[] | string;
   error: Job['error'];
   created_at: string;
@@ -54,6 +57,9 @@ export interface ProgressDelta {
   productsFound?: number;
   created?: number;
   updated?: number;
+  articlesFound?: number;
+  articlesCreated?: number;
+  articlesUpdated?: number;
 }
 
 export interface FrontierEntry {
@@ -68,6 +74,8 @@ export interface FrontierPage {
   status: 'pending' | 'done' | 'failed';
   page_type: string | null;
   items: unknown[] | null;
+  /** The page's articles as its log keeps them (run-log.ts). */
+  articles: unknown[] | null;
   error: unknown;
 }
 
@@ -94,7 +102,7 @@ export interface JobStore {
   /** Marks a frontier page done or failed; false when it was not pending (a retry after a crash, say). */
   settlePage(
     pageId: string,
-    outcome: { status: 'done' | 'failed'; pageType?: string; products?: number; items?: unknown[]; error?: unknown; durationMs?: number },
+    outcome: { status: 'done' | 'failed'; pageType?: string; products?: number; items?: unknown[]; articles?: unknown[]; error?: unknown; durationMs?: number },
     tx: Queryable,
   ): Promise<boolean>;
   pendingPageIds(jobId: string): Promise<string[]>;
@@ -120,6 +128,9 @@ function toJob(row: JobRow): Job {
       products_found: row.products_found,
       created: row.products_created,
       updated: row.products_updated,
+      articles_found: row.articles_found,
+      articles_created: row.articles_created,
+      articles_updated: row.articles_updated,
     },
     log_ids: parseUuidArray(row.log_ids),
     error: row.error,
@@ -192,9 +203,21 @@ export function createJobStore(db: Database): JobStore {
       const [row] = await tx.query<{ pending: number }>(
         `UPDATE jobs SET pages_done = pages_done + $2, pages_discovered = pages_discovered + $3, pages_failed = pages_failed + $4,
            products_found = products_found + $5, products_created = products_created + $6, products_updated = products_updated + $7,
+           articles_found = articles_found + $8, articles_created = articles_created + $9, articles_updated = articles_updated + $10,
            updated_at = now()
          WHERE id = $1 RETURNING pages_discovered - pages_done - pages_failed AS pending`,
-        [id, d.pagesDone ?? 0, d.pagesDiscovered ?? 0, d.pagesFailed ?? 0, d.productsFound ?? 0, d.created ?? 0, d.updated ?? 0],
+        [
+          id,
+          d.pagesDone ?? 0,
+          d.pagesDiscovered ?? 0,
+          d.pagesFailed ?? 0,
+          d.productsFound ?? 0,
+          d.created ?? 0,
+          d.updated ?? 0,
+          d.articlesFound ?? 0,
+          d.articlesCreated ?? 0,
+          d.articlesUpdated ?? 0,
+        ],
       );
       return { pending: row?.pending ?? 0 };
     },
@@ -240,7 +263,7 @@ export function createJobStore(db: Database): JobStore {
 
     async settlePage(pageId, outcome, tx) {
       const rows = await tx.query(
-        `UPDATE crawl_frontier SET status = $2, page_type = $3, products = $4, items = $5, error = $6, worker = $7, duration_ms = $8, finished_at = now()
+        `UPDATE crawl_frontier SET status = $2, page_type = $3, products = $4, items = $5, error = $6, worker = $7, duration_ms = $8, articles = $9, finished_at = now()
          WHERE id = $1 AND status = 'pending' RETURNING id`,
         [
           pageId,
@@ -251,6 +274,7 @@ export function createJobStore(db: Database): JobStore {
           outcome.error === undefined ? null : JSON.stringify(outcome.error),
           WORKER,
           outcome.durationMs ?? null,
+          outcome.articles === undefined ? null : JSON.stringify(outcome.articles),
         ],
       );
       return rows.length > 0;
@@ -267,6 +291,8 @@ export function createJobStore(db: Database): JobStore {
     },
 
     pages: (jobId) =>
-      db.query<FrontierPage>(`SELECT url, status, page_type, items, error FROM crawl_frontier WHERE job_id = $1 ORDER BY depth, finished_at NULLS LAST, url_key`, [jobId]),
+      db.query<FrontierPage>(`SELECT url, status, page_type, items, articles, error FROM crawl_frontier WHERE job_id = $1 ORDER BY depth, finished_at NULLS LAST, url_key`, [
+        jobId,
+      ]),
   };
 }

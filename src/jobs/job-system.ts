@@ -2,6 +2,7 @@
 import type { Database } from '../db/queryable.js';
 import type { PageFetcher } from '../egress/page-fetcher.js';
 import type { Queue } from '../queue/queue.js';
+import type { ArticleRecorder } from '../recording/article-recorder.js';
 import type { ProductRecorder } from '../recording/product-recorder.js';
 import { interruptDeadRuns, type LogStore } from '../scrape-logs/log-store.js';
 import type { PageExtractor } from '../scraping/extract/pool.js';
@@ -36,6 +37,7 @@ export interface JobSystemDeps {
   extract: PageExtractor;
   fetcher: Pick<PageFetcher, 'fetchResource' | 'robots'>;
   recorder: Pick<ProductRecorder, 'recordScraped' | 'finishRun' | 'published'>;
+  articles: Pick<ArticleRecorder, 'recordArticles'>;
   settings: { demoSiteUrl: string; allowPrivateNetworks: boolean; defaultTimeoutMs: number; runDeadlineMs: number; workerConcurrency: number };
   logger?: { warn(details: object, message: string): void; info(details: object, message: string): void };
 }
@@ -70,6 +72,7 @@ export function createJobSystem(deps: JobSystemDeps): JobSystem {
     loader: deps.loader,
     extract: deps.extract,
     recorder: deps.recorder,
+    articles: deps.articles,
     politeWait: createPoliteWait(deps.db, deps.fetcher),
     changed,
     runSignal: (jobId, context) => jobSignal(jobs, jobId, context),

@@ -2,6 +2,7 @@
 import { Type } from 'typebox';
 import { alertRoutes } from '../alerts/alert-routes.js';
 import { channelRoutes } from '../alerts/channel-routes.js';
+import { articleRoutes } from '../articles/article-routes.js';
 import type { Context } from '../context.js';
 import { postsRoutes } from '../external-posts/posts-routes.js';
 import { guardAccess } from '../http/access-guard.js';
@@ -17,13 +18,14 @@ import { logRoutes } from '../scrape-logs/log-routes.js';
 import { tagRoutes } from '../tags/tag-routes.js';
 import type { PageRenderer } from '../scraping/browser/page-renderer.js';
 import { scrapeRoutes } from '../scraping/scrape-routes.js';
+import { revisionRoutes } from '../tracking/revision-routes.js';
 import { trackingRoutes } from '../tracking/tracking-routes.js';
 import { webhookRoutes } from '../tracking/webhook-routes.js';
 import { uiRoutes } from '../ui/ui-routes.js';
 import type { Readiness } from '../http/readiness.js';
 
 /** What the main service's routes need: the process's context (context.ts), and how far its start-up is. */
-export type MainDeps = Pick<Context, 'config' | 'db' | 'logs' | 'products' | 'tags' | 'alerts' | 'recorder' | 'tracking' | 'jobs' | 'posts'> & {
+export type MainDeps = Pick<Context, 'config' | 'db' | 'logs' | 'products' | 'articles' | 'tags' | 'alerts' | 'recorder' | 'tracking' | 'jobs' | 'posts'> & {
   scraping: Pick<Context['scraping'], 'scraper'> & { renderer: Pick<PageRenderer, 'status'> };
   /** Start-up still waiting for the database or the queue: routes that need them answer 503 meanwhile. */
   readiness?: Readiness;
@@ -34,8 +36,8 @@ const ALWAYS_OPEN = /^\/(?:$|health$|docs|openapi\.json$|metrics$|ui(?:$|\/))/;
 
 const NAME = 'data-aggregator';
 const DESCRIPTION =
-  'Scrapes product and article data from web pages, keeps products in PostgreSQL and scrape logs in a document store, ' +
-  'offers CRUD over products and relays a placeholder posts API.';
+  'Scrapes product and article data from web pages, keeps products and articles in PostgreSQL and scrape logs in a document store, ' +
+  'offers CRUD over products, search and feeds over articles, and relays a placeholder posts API.';
 
 const MainHealth = healthSchema(Type.Object({ relational: Check, document: Check, browser: Check, jobs: Check }));
 
@@ -52,6 +54,7 @@ export async function buildMainApp(deps: MainDeps): Promise<App> {
     tags: [
       { name: 'meta', description: 'Welcome and health' },
       { name: 'products', description: 'Products in the relational store' },
+      { name: 'articles', description: 'Articles: stored, searched in their own language, revised, and served as Atom, RSS and JSON feeds' },
       { name: 'scraping', description: 'Scrape runs and their log documents' },
       { name: 'jobs', description: 'Asynchronous scrapes and whole-site crawls, run by any number of workers' },
       { name: 'schedules', description: 'Recurring jobs (cron or every N minutes)' },
@@ -113,6 +116,8 @@ export async function buildMainApp(deps: MainDeps): Promise<App> {
   );
 
   productRoutes(app, deps.products, deps.recorder, deps.tags);
+  articleRoutes(app, deps.articles);
+  revisionRoutes(app, deps.tracking.revisions);
   tagRoutes(app, { tags: deps.tags, productExists: async (id) => (await deps.products.get(id)) !== undefined });
   alertRoutes(app, { rules: deps.alerts.rules, service: deps.alerts.ruleService });
   channelRoutes(app, deps.alerts.channelService);

@@ -55,6 +55,26 @@ export const ScrapeLog = Type.Object(
     crawl: Type.Optional(Type.Boolean({ description: 'The one log of a whole-site crawl (its id is the job id)' })),
     failed_pages: Type.Optional(Type.Array(Type.Object({ url: Type.String(), error: Type.Unknown() }), { description: "A crawl's pages that failed, with why" })),
     products_truncated: Type.Optional(Type.Boolean({ description: 'The crawl found more items than a log keeps (5000); counts cover them all' })),
+    article_count: Type.Optional(Type.Integer({ description: "Articles the run stored (its pages' own articles and the entries of listings)" })),
+    articles_created: Type.Optional(Type.Integer()),
+    articles_updated: Type.Optional(Type.Integer()),
+    articles: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            url: Nullable(Type.String()),
+            title: Type.String(),
+            published_at: Nullable(Type.String()),
+            has_body: Type.Boolean({ description: "false for a listing's entry" }),
+            word_count: Nullable(Type.Integer()),
+            page_url: Type.Optional(Type.String()),
+          },
+          { additionalProperties: true },
+        ),
+        { description: 'The articles found, as extracted: what and where, not their text (GET /articles has it)' },
+      ),
+    ),
+    articles_truncated: Type.Optional(Type.Boolean({ description: 'More articles were found than a log keeps (5000)' })),
   },
   { $id: 'ScrapeLog', additionalProperties: true },
 );

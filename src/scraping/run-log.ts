@@ -1,6 +1,6 @@
 // The one log document of a run, built the same way for a scrape run and for a whole-site crawl.
 import type { ScrapeLog } from '../scrape-logs/log-schema.js';
-import type { ExtractedItem } from './extract/types.js';
+import type { ExtractedArticle, ExtractedItem } from './extract/types.js';
 import { scrapeMode } from './scrape-request.js';
 import type { ScrapeRequest } from './scrape-schema.js';
 
@@ -12,7 +12,30 @@ export interface LoggedPage {
   url: string;
   page_type: string | null;
   items: readonly ExtractedItem[];
+  /** Its articles as extracted (a crawl's stored pages keep them as loggedArticle made them). */
+  articles?: ReadonlyArray<ExtractedArticle | LoggedArticle>;
   extractor?: string | null;
+}
+
+/** An article as a log keeps it: what it is and where, not its text (the articles table holds that). */
+export interface LoggedArticle {
+  url: string | null;
+  title: string;
+  published_at: string | null;
+  has_body: boolean;
+  word_count: number | null;
+  page_url?: string;
+}
+
+export function loggedArticle(article: ExtractedArticle | LoggedArticle, pageUrl?: string): LoggedArticle {
+  return {
+    url: article.url,
+    title: article.title,
+    published_at: article.published_at,
+    has_body: 'has_body' in article ? article.has_body : article.body !== null,
+    word_count: article.word_count,
+    ...(pageUrl === undefined ? ('page_url' in article && article.page_url !== undefined ? { page_url: article.page_url } : {}) : { page_url: pageUrl }),
+  };
 }
 
 export interface RunDescription {
@@ -35,6 +58,8 @@ export interface RunEnding {
   count?: number;
   created?: number;
   updated?: number;
+  /** Articles the run stored. */
+  articles?: { count: number; created: number; updated: number };
   warning?: string | null;
   error?: ScrapeLog['error'] | null;
   failedPages?: Array<{ url: string; error: unknown }>;
@@ -43,6 +68,7 @@ export interface RunEnding {
 /** The document of a run that has not ended: what the log holds while it runs. */
 export function runningLog(run: RunDescription, pages: readonly LoggedPage[]): ScrapeLog {
   const items = pages.flatMap((page) => page.items.map((item) => ({ ...item, page_url: page.url })));
+  const articles = pages.flatMap((page) => (page.articles ?? []).map((article) => loggedArticle(article, page.url)));
   return {
     id: run.id,
     ...(run.jobId === undefined ? {} : { job_id: run.jobId }),
@@ -53,6 +79,9 @@ export function runningLog(run: RunDescription, pages: readonly LoggedPage[]): S
     count: 0,
     products: items.slice(0, MAX_LOGGED_ITEMS) as ScrapeLog['products'],
     ...(items.length > MAX_LOGGED_ITEMS ? { products_truncated: true } : {}),
+    article_count: 0,
+    articles: articles.slice(0, MAX_LOGGED_ITEMS),
+    ...(articles.length > MAX_LOGGED_ITEMS ? { articles_truncated: true } : {}),
     pages: pages.length,
     page_urls: pages.map((page) => page.url),
     page_types: pages.map((page) => page.page_type ?? 'none'),
@@ -76,6 +105,8 @@ export function endedLog(run: RunDescription, pages: readonly LoggedPage[], endi
     duration_ms: ending.durationMs,
     ...(ending.created === undefined ? {} : { created: ending.created }),
     ...(ending.updated === undefined ? {} : { updated: ending.updated }),
+    article_count: ending.articles?.count ?? (ending.status === 'succeeded' ? (running.articles?.length ?? 0) : 0),
+    ...(ending.articles === undefined ? {} : { articles_created: ending.articles.created, articles_updated: ending.articles.updated }),
     ...(ending.warning === undefined || ending.warning === null ? {} : { warning: ending.warning }),
     ...(ending.error === undefined || ending.error === null ? {} : { error: ending.error }),
     ...(ending.failedPages === undefined ? {} : { failed_pages: ending.failedPages }),

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Database } from '../db/queryable.js';
 import { createHostLimiter } from '../egress/host-limiter.js';
 import { RunCancelled, ServiceUnavailable, UpstreamTimeout, toProblem } from '../problems.js';
+import type { ArticleRecorder } from '../recording/article-recorder.js';
 import type { ProductRecorder } from '../recording/product-recorder.js';
 import { redactUrl } from '../redact.js';
 import type { LogStore } from '../scrape-logs/log-store.js';
@@ -17,7 +18,7 @@ import { pageReader, type ProcessedPage } from './process-page.js';
 import { endedLog, runningLog, type RunDescription } from './run-log.js';
 import { checkScrapeRequest, scrapeMode, sourceUrlOf } from './scrape-request.js';
 import type { ScrapeExplanation, ScrapeRequest, ScrapeResult } from './scrape-schema.js';
-import { storePages } from './store-page.js';
+import { storePages, type StoredPages } from './store-page.js';
 
 export interface ScraperDeps {
   db: Database;
@@ -25,6 +26,8 @@ export interface ScraperDeps {
   /** How pages are extracted (the service's thread pool). */
   extract: PageExtractor;
   recorder: Pick<ProductRecorder, 'recordScraped' | 'published'>;
+  /** The write path of articles, in the same transaction as the products. */
+  articles: Pick<ArticleRecorder, 'recordArticles'>;
   logs: LogStore;
   demoSiteUrl: string;
   allowPrivateNetworks: boolean;
@@ -115,7 +118,7 @@ export function createScraper(deps: ScraperDeps): Scraper {
           `nothing was stored, and the ${pages.length} page(s) read are in the log.`,
       );
     let followed: PaginationResult;
-    let stored: Awaited<ReturnType<ProductRecorder['recordScraped']>>;
+    let stored: StoredPages;
     try {
       checkScrapeRequest(request, deps.allowPrivateNetworks);
       const read = pageReader(deps.loader.forRequest(request), deps.extract, request.selectors === undefined ? {} : { selectors: request.selectors as Selectors });
@@ -130,7 +133,7 @@ export function createScraper(deps: ScraperDeps): Scraper {
       // A run that read its source's pagination to the end also says which products the source no
       // longer lists; one cut short (max_pages, a failed page) saw only part of it.
       const runRef = { id: described.id, source: canonicalUrl(sourceUrl) ?? sourceUrl, kind: 'scrape' as const, tags: normalizeTags(request.tags ?? []) };
-      stored = await deps.db.transaction((tx) => storePages(deps.recorder, pages, runRef, tx, { complete: followed.complete }));
+      stored = await deps.db.transaction((tx) => storePages({ products: deps.recorder, articles: deps.articles }, pages, runRef, tx, { complete: followed.complete }));
       deps.recorder.published(stored.events);
     } catch (error) {
       // The deadline, not a caller's cancel: a 504 naming it, whatever the abort looked like inside.
@@ -150,6 +153,7 @@ export function createScraper(deps: ScraperDeps): Scraper {
       count: stored.products.length,
       created: stored.created,
       updated: stored.updated,
+      articles: { count: stored.articles.length, created: stored.articlesCreated, updated: stored.articlesUpdated },
       warning: followed.stopped,
     });
     const logWarning = await finishWithRetries(() => deps.logs.finish(described.id, log));
@@ -165,7 +169,9 @@ export function createScraper(deps: ScraperDeps): Scraper {
       extractor: log.extractor ?? null,
       page_type: pages[0]?.page_type ?? 'none',
       products: stored.products,
-      articles: pages.flatMap((page) => page.articles.map((article) => ({ ...article, page_url: page.url }))),
+      articles: stored.articles,
+      articles_created: stored.articlesCreated,
+      articles_updated: stored.articlesUpdated,
       ...(logWarning === undefined ? {} : { warning: logWarning }),
     };
   };

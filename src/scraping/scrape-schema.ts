@@ -1,6 +1,7 @@
 // Request and response shapes of POST /scrape.
 import { Type, type Static, type TSchema } from 'typebox';
 import { Nullable } from '../http/schemas.js';
+import { Article } from '../articles/article-schema.js';
 import { Product } from '../products/product-schema.js';
 import { tagList } from '../tags/tag-schema.js';
 import type { TargetVerdict } from '../egress/address-guard.js';
@@ -86,7 +87,11 @@ export const ScrapeResult = Type.Object({
     description: 'What the (first) page was classified as before extracting for it',
   }),
   products: Type.Array(Product),
-  articles: Type.Array(ExtractedArticleSchema, { description: 'Articles found on the pages, as extracted (not stored yet)' }),
+  articles: Type.Array(Article, {
+    description: "The articles the run stored, as GET /articles/{id} shows them (without provenance): the page's own article, or a listing's entries (without a body)",
+  }),
+  articles_created: Type.Integer({ description: 'Articles this run stored for the first time' }),
+  articles_updated: Type.Integer({ description: 'Articles it stored again (a re-scrape, or an entry whose page was read)' }),
   warning: Type.Optional(Type.String({ description: 'Something the caller should know although the run succeeded (e.g. its log could not be finished)' })),
 });
 export type ScrapeResult = Static<typeof ScrapeResult>;

@@ -24,10 +24,11 @@ const DEFAULT_PAGE = 100;
 const BATCH = 1000;
 
 /** What one filter of the query string selects, as the store reads it. */
-function eventFilter(query: { type?: string; product_id?: number; source?: string }): Omit<EventQuery, 'limit' | 'after' | 'since'> {
+function eventFilter(query: { type?: string; product_id?: number; article_id?: number; source?: string }): Omit<EventQuery, 'limit' | 'after' | 'since'> {
   return {
     ...(query.type === undefined ? {} : { type: query.type.split(',') }),
     ...(query.product_id === undefined ? {} : { product_id: query.product_id }),
+    ...(query.article_id === undefined ? {} : { article_id: query.article_id }),
     // Runs name their source in canonical form, so `…/shop/` and `…/shop` are one source.
     ...(query.source === undefined ? {} : { source: canonicalUrl(query.source) ?? query.source }),
   };
@@ -77,8 +78,8 @@ export function trackingRoutes(app: App, deps: TrackingRoutesDeps): void {
         tags: ['tracking'],
         summary: 'Change events, oldest first, paged by cursor',
         description:
-          'product.created, price.changed, availability.changed and product.gone, each written in the same transaction as ' +
-          'the product change it describes. Page with `after` (the last id you have): `Link: rel="next"` gives the next page ' +
+          'product.created, price.changed, availability.changed, product.gone, article.created and article.updated, each written in the same ' +
+          'transaction as the change it describes. Page with `after` (the last id you have): `Link: rel="next"` gives the next page ' +
           'while a page is full. The feed is in the order the writing transactions began, and an event joins it once every ' +
           'older transaction has ended, so a consumer that remembers the last id it read misses nothing (ids identify ' +
           'events; along the feed they mostly, not always, grow). ' +

@@ -2,7 +2,7 @@
 import { Type, type Static } from 'typebox';
 import { NO_NUL, Nullable } from '../http/schemas.js';
 
-export const EVENT_TYPES = ['product.created', 'price.changed', 'availability.changed', 'product.gone'] as const;
+export const EVENT_TYPES = ['product.created', 'price.changed', 'availability.changed', 'product.gone', 'article.created', 'article.updated'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 const Time = Type.String({ format: 'date-time', examples: ['2026-11-23T07:00:00.000Z'] });
@@ -54,13 +54,16 @@ export const Event = Type.Object(
   {
     id: Type.Integer({ description: 'Identifies the event; the cursor for `after`, `before` and `Last-Event-ID`', examples: [1042] }),
     type: Type.String({ enum: [...EVENT_TYPES], examples: ['price.changed'] }),
-    product_id: Nullable(Type.Integer({ description: 'Null once the product was deleted' })),
+    product_id: Nullable(Type.Integer({ description: 'The product of a product event; null for article events, and once the product was deleted' })),
+    article_id: Nullable(Type.Integer({ description: 'The article of an article event; null for product events, and once the article was deleted' })),
     source: Nullable(Type.String({ description: 'The URL the run that saw it started from' })),
     run_id: Nullable(Type.String({ description: 'The scrape log or job id; null for an API write' })),
     data: Type.Record(Type.String(), Type.Unknown(), {
       description:
         'product.created: the values; price.changed: old, new, currency, change, change_percent, list_price; ' +
-        'availability.changed: old, new, back_in_stock; product.gone: missed_runs, source_url. Each says `via` (scrape or api).',
+        'availability.changed: old, new, back_in_stock; product.gone: missed_runs, source_url; ' +
+        'article.created: title, url, has_body, word_count; article.updated: changed (title and/or body), title, old_title when the title changed, ' +
+        'url, word_count, body_filled when a body was read for the first time. Each says `via` (scrape or api).',
       examples: [{ old: 20, new: 15, currency: 'GBP', change: -5, change_percent: -25, list_price: 20, via: 'scrape' }],
     }),
     created_at: Time,
@@ -69,7 +72,7 @@ export const Event = Type.Object(
 );
 export type Event = Static<typeof Event>;
 
-export const EVENT_CSV_COLUMNS = ['id', 'type', 'product_id', 'source', 'run_id', 'created_at', 'data'] as const;
+export const EVENT_CSV_COLUMNS = ['id', 'type', 'product_id', 'article_id', 'source', 'run_id', 'created_at', 'data'] as const;
 
 /** Comma-separated event types. */
 const TypeList = Type.String({
@@ -81,6 +84,7 @@ const TypeList = Type.String({
 const EventFilters = {
   type: Type.Optional(TypeList),
   product_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647 })),
+  article_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: "One article's events" })),
   source: Type.Optional(
     Type.String({ maxLength: 2048, pattern: NO_NUL, description: 'The URL a run started from (compared in canonical form: no fragment, no trailing slash, sorted query)' }),
   ),

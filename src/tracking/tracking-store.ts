@@ -25,6 +25,8 @@ export interface StoredEvent {
   id: number;
   type: string;
   product_id: number | null;
+  /** Set on article events (article.created, article.updated) instead of product_id. */
+  article_id: number | null;
   source: string | null;
   run_id: string | null;
   data: Record<string, unknown>;
@@ -54,6 +56,7 @@ export interface HistorySummary {
 export interface EventQuery {
   type?: string[];
   product_id?: number;
+  article_id?: number;
   source?: string;
   since?: string;
   /** Events after this one in the feed (the cursor: an event id). */
@@ -66,7 +69,7 @@ export interface EventQuery {
 }
 
 /** An event not yet written. */
-export type PendingEvent = Pick<StoredEvent, 'type' | 'product_id' | 'source' | 'run_id' | 'data'>;
+export type PendingEvent = Pick<StoredEvent, 'type' | 'product_id' | 'source' | 'run_id' | 'data'> & { article_id?: number | null };
 
 export interface Tracker {
   /**
@@ -104,7 +107,7 @@ export interface Tracker {
 }
 
 const isoTime = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-const EVENT_COLUMNS = `id::float8 AS id, type, product_id, source, run_id, data, ${isoTime('created_at')} AS created_at`;
+const EVENT_COLUMNS = `id::float8 AS id, type, product_id, article_id, source, run_id, data, ${isoTime('created_at')} AS created_at`;
 
 /**
  * How far the feed may be read: events of transactions older than every transaction still running.
@@ -143,10 +146,17 @@ export function createTracker(db: Database, options: { goneAfterRuns: number }):
     async append(rows, tx) {
       if (rows.length === 0) return [];
       return tx.query<StoredEvent>(
-        `INSERT INTO events (type, product_id, source, run_id, data)
-         SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::jsonb[])
+        `INSERT INTO events (type, product_id, article_id, source, run_id, data)
+         SELECT * FROM unnest($1::text[], $2::int[], $3::int[], $4::text[], $5::text[], $6::jsonb[])
          RETURNING ${EVENT_COLUMNS}`,
-        [rows.map((r) => r.type), rows.map((r) => r.product_id), rows.map((r) => r.source), rows.map((r) => r.run_id), rows.map((r) => JSON.stringify(r.data))],
+        [
+          rows.map((r) => r.type),
+          rows.map((r) => r.product_id),
+          rows.map((r) => r.article_id ?? null),
+          rows.map((r) => r.source),
+          rows.map((r) => r.run_id),
+          rows.map((r) => JSON.stringify(r.data)),
+        ],
       );
     },
 
@@ -282,6 +292,7 @@ export function createTracker(db: Database, options: { goneAfterRuns: number }):
       if (query.type?.length === 1) add((p) => `type = ${p}`, query.type[0]);
       else if (query.type !== undefined && query.type.length > 0) add((p) => `type = ANY (${p}::text[])`, query.type);
       if (query.product_id !== undefined) add((p) => `product_id = ${p}`, query.product_id);
+      if (query.article_id !== undefined) add((p) => `article_id = ${p}`, query.article_id);
       if (query.source !== undefined) add((p) => `source = ${p}`, query.source);
       if (query.since !== undefined) add((p) => `created_at >= ${p}::timestamptz`, query.since);
       params.push(query.limit);

@@ -47,6 +47,7 @@ export interface WebhookSender {
 
 interface EventWithProduct extends StoredEvent {
   product: { id: number; title: string; price: number | null; currency: string | null; availability: string | null; source_url: string | null } | null;
+  article: { id: number; title: string; url: string; published_at: string | null; site_name: string | null; word_count: number | null } | null;
 }
 
 export function createWebhookSender(deps: WebhookSenderDeps): WebhookSender {
@@ -55,11 +56,13 @@ export function createWebhookSender(deps: WebhookSenderDeps): WebhookSender {
 
   const loadEvent = async (id: number): Promise<EventWithProduct | undefined> => {
     const [row] = await deps.db.query<EventWithProduct>(
-      `SELECT e.id::float8 AS id, e.type, e.product_id, e.source, e.run_id, e.data,
+      `SELECT e.id::float8 AS id, e.type, e.product_id, e.article_id, e.source, e.run_id, e.data,
               to_char(e.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at,
               CASE WHEN p.id IS NULL THEN NULL ELSE json_build_object('id', p.id, 'title', p.title, 'price', p.price::float8, 'currency', p.currency,
-                     'availability', p.availability, 'source_url', p.source_url) END AS product
-         FROM events e LEFT JOIN products p ON p.id = e.product_id WHERE e.id = $1`,
+                     'availability', p.availability, 'source_url', p.source_url) END AS product,
+              CASE WHEN a.id IS NULL THEN NULL ELSE json_build_object('id', a.id, 'title', a.title, 'url', a.url, 'published_at', a.published_at,
+                     'site_name', a.site_name, 'word_count', a.word_count) END AS article
+         FROM events e LEFT JOIN products p ON p.id = e.product_id LEFT JOIN articles a ON a.id = e.article_id WHERE e.id = $1`,
       [id],
     );
     return row;
@@ -117,11 +120,14 @@ export function createWebhookSender(deps: WebhookSenderDeps): WebhookSender {
       if (webhook === undefined || !webhook.enabled) return;
       const event = await loadEvent(delivery.event_id);
       if (event === undefined) return;
-      const { product, data, ...meta } = event;
+      const { product, article, data, ...meta } = event;
+      // A product event names its product, an article event its article: each payload says what it is about.
+      const aboutArticle = event.type.startsWith('article.');
+      const subject = aboutArticle ? { article_id: meta.article_id } : { product_id: meta.product_id };
       const payload = JSON.stringify({
         type: event.type,
         timestamp: event.created_at,
-        data: { event_id: meta.id, product_id: meta.product_id, source: meta.source, run_id: meta.run_id, ...data, product },
+        data: { event_id: meta.id, ...subject, source: meta.source, run_id: meta.run_id, ...data, ...(aboutArticle ? { article } : { product }) },
       });
       // The id stays the same for every attempt and redelivery of one event: receivers deduplicate on it.
       const headers = signed(webhook.secret, `evt_${event.id}`, payload);

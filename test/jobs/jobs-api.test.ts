@@ -81,7 +81,17 @@ for (const backend of backends()) {
       const job = await untilEnded(queued.id);
       assert.equal(job.status, 'succeeded', JSON.stringify(job));
       assert.equal(job.attempts, 1);
-      assert.deepEqual(job.progress, { pages_done: 1, pages_discovered: 1, pages_failed: 0, products_found: 1, created: job.progress.created, updated: job.progress.updated });
+      assert.deepEqual(job.progress, {
+        pages_done: 1,
+        pages_discovered: 1,
+        pages_failed: 0,
+        products_found: 1,
+        created: job.progress.created,
+        updated: job.progress.updated,
+        articles_found: 0,
+        articles_created: 0,
+        articles_updated: 0,
+      });
       assert.equal(job.progress.created + job.progress.updated, 1);
       assert.ok(job.started_at !== null && job.finished_at !== null && job.finished_at >= job.started_at);
       assert.equal(job.log_ids.length, 1);

@@ -116,14 +116,15 @@ for (const backend of backends()) {
       }
     });
 
-    test('a blog index stores no products; its posts are answered as articles without a body', async () => {
+    test('a blog index stores no products; its posts are stored and answered as articles without a body', async () => {
       const res = await scrape({ url: `${site.url}pages/articles.html` });
       assert.equal(res.statusCode, 200, res.body);
       const result = res.json();
       assert.deepEqual([result.page_type, result.extractor, result.count, result.products.length], ['article-list', 'article-list', 0, 0]);
-      const articles = result.articles as Array<{ title: string; url: string | null; body: string | null; page_url: string }>;
+      const articles = result.articles as Array<{ id: number; title: string; url: string; body: string | null; source_url: string }>;
       assert.ok(articles.length >= 5, `${articles.length} entries`);
-      assert.ok(articles.every((a) => a.title.length > 0 && a.url?.startsWith('http') && a.body === null && a.page_url === `${site.url}pages/articles.html`));
+      assert.ok(articles.every((a) => a.id > 0 && a.title.length > 0 && a.url.startsWith('http') && a.body === null && a.source_url === `${site.url}pages/articles.html`));
+      for (const article of articles) assert.equal((await app.inject({ url: `/articles/${article.id}` })).json().provenance.page_url, `${site.url}pages/articles.html`);
     });
 
     test('user selectors come first', async () => {
@@ -253,12 +254,13 @@ for (const backend of backends()) {
       assert.ok(page.articles[0].body.removed.comments >= 1, 'the comment section was removed before choosing the body');
     });
 
-    test('POST /scrape of a news story stores no product and answers the article as extracted', async () => {
+    test('POST /scrape of a news story stores no product and answers the article as stored', async () => {
       const res = await scrape({ url: `${site.url}pages/news-story.html` });
       assert.equal(res.statusCode, 200, res.body);
       const result = res.json();
       assert.deepEqual([result.page_type, result.count, result.products.length, result.articles.length], ['article', 0, 0, 1]);
       assert.equal(result.articles[0].authors[0], 'Morag Lindsay');
+      assert.deepEqual((await app.inject({ url: `/articles/${result.articles[0].id}` })).json().authors, result.articles[0].authors);
     });
 
     test("explain of a blocked target is 422 with the guard's reason, and nothing is fetched", async () => {

@@ -391,7 +391,7 @@ for (const backend of backends()) {
       const csv = await app.inject({ url: '/events?type=price.changed', headers: { accept: 'text/csv' } });
       assert.match(String(csv.headers['content-type']), /^text\/csv/);
       const lines = csv.body.trimEnd().split('\r\n');
-      assert.equal(lines[0], 'id,type,product_id,source,run_id,created_at,data');
+      assert.equal(lines[0], 'id,type,product_id,article_id,source,run_id,created_at,data');
       assert.equal(lines.length, 1 + all.filter((e) => e.type === 'price.changed').length);
       const nd = await app.inject({ url: `/events?after=${all[1]!.id}&limit=2`, headers: { accept: 'application/x-ndjson' } });
       assert.deepEqual(

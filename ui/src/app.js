@@ -7,6 +7,8 @@ import { html } from './lib/ui.js';
 import { RulesScreen } from './screens/alert-rules.js';
 import { AlertsScreen } from './screens/alerts.js';
 import { ChannelsScreen } from './screens/channels.js';
+import { ArticleScreen } from './screens/article.js';
+import { ArticlesScreen } from './screens/articles.js';
 import { EventsScreen } from './screens/events.js';
 import { JobScreen, JobsScreen } from './screens/jobs.js';
 import { LogScreen, LogsScreen } from './screens/logs.js';
@@ -20,6 +22,8 @@ const SCREENS = [
   { pattern: '/', screen: ProductsScreen, nav: 'products' },
   { pattern: '/products', screen: ProductsScreen, nav: 'products' },
   { pattern: '/products/:id', screen: ProductScreen, nav: 'products' },
+  { pattern: '/articles', screen: ArticlesScreen, nav: 'articles' },
+  { pattern: '/articles/:id', screen: ArticleScreen, nav: 'articles' },
   { pattern: '/scrape', screen: ScrapeScreen, nav: 'scrape' },
   { pattern: '/jobs', screen: JobsScreen, nav: 'jobs' },
   { pattern: '/jobs/:id', screen: JobScreen, nav: 'jobs' },
@@ -35,6 +39,7 @@ const SCREENS = [
 
 const NAV = [
   ['products', '/ui/products', 'Products'],
+  ['articles', '/ui/articles', 'Articles'],
   ['scrape', '/ui/scrape', 'Scrape'],
   ['jobs', '/ui/jobs', 'Jobs'],
   ['schedules', '/ui/schedules', 'Schedules'],

@@ -6,7 +6,7 @@ import { navigate } from '../lib/router.js';
 import { Empty, ErrorBox, Field, html, Loading, useApi, useTitle } from '../lib/ui.js';
 import { EventList } from './product.js';
 
-const TYPES = ['product.created', 'price.changed', 'availability.changed', 'product.gone'];
+const TYPES = ['product.created', 'price.changed', 'availability.changed', 'product.gone', 'article.created', 'article.updated'];
 const SHOWN = 200;
 
 export function EventsScreen({ query: params }) {

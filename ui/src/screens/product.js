@@ -17,6 +17,10 @@ function describeEvent(event, currency) {
       return `not seen by ${d.missed_runs} runs of its source in a row`;
     case 'product.created':
       return `first seen at ${money(d.price, d.currency ?? currency)}`;
+    case 'article.created':
+      return `“${d.title}” first stored${d.has_body ? '' : ' (a listing entry)'}`;
+    case 'article.updated':
+      return `“${d.title}”: ${d.body_filled ? 'its text was read' : `${(d.changed ?? []).join(' and ')} changed`}`;
     default:
       return '';
   }
@@ -28,6 +32,7 @@ export function EventList({ events, currency, showProduct = false }) {
       (e) => html`<li key=${e.id} data-event-id=${e.id}>
         <${Badge} value=${e.type} />
         ${showProduct && e.product_id !== null ? html` <a href=${`/ui/products/${e.product_id}`}>product ${e.product_id}</a>` : ''}
+        ${showProduct && e.article_id ? html` <a href=${`/ui/articles/${e.article_id}`}>article ${e.article_id}</a>` : ''}
         <span> ${describeEvent(e, currency)}</span>
         <span class="muted"> · ${time(e.created_at)}${e.data?.via === 'api' ? ' · set through the API' : ''}</span>
       </li>`,

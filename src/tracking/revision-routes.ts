@@ -1,0 +1,62 @@
+// /articles/{id}/revisions: an article's title and body as they changed, each with a diff against the one before.
+import type { App } from '../http/base-app.js';
+import { pageLinks } from '../http/paging.js';
+import { problemResponses } from '../http/schemas.js';
+import { NotFound } from '../problems.js';
+import { diffBody, diffText } from '../text/text-diff.js';
+import type { ArticleRevisions, StoredRevision } from './article-revisions.js';
+import { type Revision, RevisionQuery, Revisions } from './revision-schema.js';
+import { Type } from 'typebox';
+
+const ArticleId = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'Positive integer' }) });
+
+function withDiff(revision: StoredRevision, before: StoredRevision | null): Revision {
+  const { id: _id, ...shown } = revision;
+  const changed = revision.changed.filter((c): c is 'title' | 'body' => c === 'title' || c === 'body');
+  return {
+    ...shown,
+    changed,
+    diff:
+      before === null
+        ? null
+        : {
+            title: before.title === revision.title ? null : diffText(before.title, revision.title),
+            body: before.body === revision.body ? null : diffBody(before.body, revision.body),
+          },
+  };
+}
+
+export function revisionRoutes(app: App, revisions: Pick<ArticleRevisions, 'list'>): void {
+  app.get(
+    '/articles/:id/revisions',
+    {
+      schema: {
+        tags: ['articles'],
+        summary: "An article's revisions, with a text diff between consecutive ones",
+        description:
+          'A revision per change of the title or the body, not per sighting: a run that sees the article as it was adds nothing. ' +
+          'The first is the article as first stored (a listing entry has no body until its page is read). Each later one carries ' +
+          'a diff against the one before it (paragraphs, then words). Oldest first; `X-Total-Count` and `Link` as for lists.',
+        params: ArticleId,
+        querystring: RevisionQuery,
+        response: { 200: Revisions, ...problemResponses(404, 422, 503) },
+      },
+    },
+    async (request, reply) => {
+      const { id } = request.params;
+      const { limit, offset } = request.query;
+      const page = await revisions.list(id, { limit, offset });
+      if (page === undefined) throw new NotFound(`Article ${id} does not exist.`);
+      reply.header('x-total-count', page.total);
+      const link = pageLinks(`/articles/${id}/revisions`, request.url, offset, limit, page.total);
+      if (link) reply.header('link', link);
+      let before = page.before;
+      const shown = page.revisions.map((revision) => {
+        const entry = withDiff(revision, before);
+        before = revision;
+        return entry;
+      });
+      return { article_id: id, total: page.total, revisions: shown };
+    },
+  );
+}
