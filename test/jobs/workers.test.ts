@@ -255,12 +255,9 @@ describe('a database that starts after the services', { skip: noPostgresBinaries
       lateWorker.child.kill('SIGKILL');
     });
     const base = `http://127.0.0.1:${port}`;
-    let health: Response | undefined;
-    for (let i = 0; i < 200 && health === undefined; i++) {
-      health = await fetch(`${base}/health`).catch(() => undefined);
-      if (health === undefined) await new Promise((r) => setTimeout(r, 100));
-    }
-    assert.ok(health, `the API never listened:\n${output}`);
+    const health = await until('the API to listen', () => fetch(`${base}/health`), { withinMs: 120_000, everyMs: 100 }).catch((error: Error) =>
+      assert.fail(`${error.message}\n${output}`),
+    );
     assert.equal(health.status, 503);
     const body = (await health.json()) as { status: string; checks: { relational: { status: string }; jobs: { detail: string } } };
     assert.equal(body.status, 'degraded');
