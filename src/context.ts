@@ -133,7 +133,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const recorder = createProductRecorder({ db, products, tracker, deliveries, tags, alerts: alerts.evaluator, live });
   const articles = createArticleStore(db);
   const revisions = createArticleRevisions(db);
-  const articleRecorder = createArticleRecorder({ articles, revisions, tracker, deliveries });
+  const articleRecorder = createArticleRecorder({ articles, revisions, tracker, deliveries, tags });
 
   // Scraping: safe fetching, the browser, extraction threads, and the page pipeline over them.
   const fetcher = createSafeFetcher(scrape, logger ? { logger } : {});

@@ -4,6 +4,7 @@ import { canonicalUrl } from '../url-identity/url-key.js';
 import type { ArticleListQuery, ArticleSort } from './article-schema.js';
 import { searchCondition, searchRank } from './article-search.js';
 import { siteFilterKey } from './article-site.js';
+import { normalizeTag } from '../tags/tag-schema.js';
 
 /** A timestamptz as the API shows it (ISO 8601, UTC, milliseconds), made by the database. */
 export const isoTime = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS ${column}`;
@@ -79,6 +80,7 @@ export function whereClause(query: Omit<ArticleListQuery, 'limit' | 'offset' | '
   }
   if (query.published_since !== undefined) conditions.push(`published_time >= ${at(query.published_since)}::timestamptz`);
   if (query.published_before !== undefined) conditions.push(`published_time < ${at(query.published_before)}::timestamptz`);
+  if (query.tag !== undefined) conditions.push(`id IN (SELECT at.article_id FROM article_tags at JOIN tags t ON t.id = at.tag_id WHERE t.name = ${at(normalizeTag(query.tag))})`);
   if (query.has_body !== undefined) conditions.push(query.has_body ? 'body IS NOT NULL' : 'body IS NULL');
   return { sql: conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`, params, q };
 }

@@ -48,6 +48,7 @@ function feedTitle(query: ArticleFeedQuery): string {
     query.author === undefined ? null : `by ${query.author}`,
     query.language === undefined ? null : `in ${query.language}`,
     query.source_url === undefined ? null : `found from ${query.source_url}`,
+    query.tag === undefined ? null : `tagged ${query.tag}`,
   ].filter((p) => p !== null);
   return parts.length === 0 ? 'Articles' : `Articles ${parts.join(', ')}`;
 }

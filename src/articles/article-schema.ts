@@ -102,6 +102,10 @@ export const ARTICLE_FILTERS = {
   ),
   published_since: Type.Optional(Type.String({ format: 'date-time', description: 'Published at or after this time (undated articles are left out)' })),
   published_before: Type.Optional(Type.String({ format: 'date-time', description: 'Published before this time (undated articles are left out)' })),
+  tag: Filter("Only articles carrying this watch-list tag (see /tags; compared trimmed and lower-cased). The page's own keywords are the answer's `tags`", {
+    maxLength: 200,
+    examples: ['harbours'],
+  }),
   has_body: Type.Optional(Type.Boolean({ description: "true: articles whose text was read; false: a listing's entries not followed yet" })),
 };
 

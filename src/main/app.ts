@@ -118,7 +118,10 @@ export async function buildMainApp(deps: MainDeps): Promise<App> {
   productRoutes(app, deps.products, deps.recorder, deps.tags);
   articleRoutes(app, deps.articles);
   revisionRoutes(app, deps.tracking.revisions);
-  tagRoutes(app, { tags: deps.tags, productExists: async (id) => (await deps.products.get(id)) !== undefined });
+  tagRoutes(app, {
+    tags: deps.tags,
+    exists: async (kind, id) => (kind === 'product' ? await deps.products.get(id) : await deps.articles.get(id)) !== undefined,
+  });
   alertRoutes(app, { rules: deps.alerts.rules, service: deps.alerts.ruleService });
   channelRoutes(app, deps.alerts.channelService);
   const streams = createStreamLimiter(deps.config.http.streams);

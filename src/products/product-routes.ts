@@ -37,7 +37,7 @@ export interface ProductWrites {
 
 /** A product's tags (tags/tag-store.ts), shown with the product. */
 export interface ProductTagReader {
-  ofProducts(productIds: readonly number[]): Promise<Map<number, string[]>>;
+  of(kind: 'product', productIds: readonly number[]): Promise<Map<number, string[]>>;
 }
 
 export function productRoutes(app: App, store: ProductStore, writes: ProductWrites, tags: ProductTagReader): void {
@@ -109,7 +109,7 @@ export function productRoutes(app: App, store: ProductStore, writes: ProductWrit
       },
     },
     async (request) => {
-      const [product, tagged] = await Promise.all([store.get(request.params.id), tags.ofProducts([request.params.id])]);
+      const [product, tagged] = await Promise.all([store.get(request.params.id), tags.of('product', [request.params.id])]);
       if (!product) throw notFound(request.params.id);
       return { ...product, tags: tagged.get(request.params.id) ?? [] };
     },

@@ -1,10 +1,11 @@
-// The write path of articles, top to bottom: the article store, then revisions and change detection, then the events, then their webhook deliveries.
+// The write path of articles, top to bottom: the article store, their tags, then revisions and change detection, then the events, then their webhook deliveries.
 import type { Queryable } from '../db/queryable.js';
 import type { Article } from '../articles/article-schema.js';
 import type { ArticleStore, ScrapedArticle } from '../articles/article-store.js';
 import type { ArticleRevisions } from '../tracking/article-revisions.js';
 import type { RunRef, StoredEvent, Tracker } from '../tracking/tracking-store.js';
 import type { WebhookDeliveries } from '../tracking/webhook-deliveries.js';
+import type { TagStore } from '../tags/tag-store.js';
 
 export interface RecordedArticles {
   articles: Article[];
@@ -28,6 +29,8 @@ export interface ArticleRecorderDeps {
   revisions: Pick<ArticleRevisions, 'record'>;
   tracker: Pick<Tracker, 'append'>;
   deliveries: Pick<WebhookDeliveries, 'fanOut'>;
+  /** Every article a run saw gets the run's tags and its source's, as its products do. */
+  tags: Pick<TagStore, 'tagRun'>;
 }
 
 export function createArticleRecorder(deps: ArticleRecorderDeps): ArticleRecorder {
@@ -35,6 +38,12 @@ export function createArticleRecorder(deps: ArticleRecorderDeps): ArticleRecorde
     async recordArticles(items, run, tx) {
       if (items.length === 0) return { articles: [], created: 0, updated: 0, events: [] };
       const stored = await deps.articles.upsertScraped(items, { runId: run.id, sourceUrl: run.source, sourceKey: run.source }, tx);
+      await deps.tags.tagRun(
+        'article',
+        stored.articles.map((a) => a.id),
+        run,
+        tx,
+      );
       // Revisions lock nothing new (the upsert holds the article rows); the events come last.
       const pending = await deps.revisions.record(
         stored.articles.map((a) => a.id),

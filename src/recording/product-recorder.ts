@@ -90,6 +90,7 @@ export function createProductRecorder(deps: ProductRecorderDeps): ProductRecorde
       const stored = await products.upsertScraped(items, { runId: run.id, source: run.source }, tx);
       // Tags first: a rule scoped to a tag judges this run's changes with the tags the run gives.
       await deps.tags.tagRun(
+        'product',
         stored.products.map((p) => p.id),
         run,
         tx,

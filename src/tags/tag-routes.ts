@@ -1,33 +1,109 @@
-// /tags, /products/{id}/tags and /source-tags: watch lists on products, and on the sources whose runs give them to what they collect.
-import { Type } from 'typebox';
+// /tags, /products/{id}/tags, /articles/{id}/tags and /source-tags: watch lists on products and articles, and on the sources whose runs give them to what they collect.
+import { type Static, Type } from 'typebox';
 import type { App } from '../http/base-app.js';
 import { pageLinks } from '../http/paging.js';
 import { problemResponses } from '../http/schemas.js';
 import { NotFound, ValidationFailed } from '../problems.js';
 import { canonicalUrl } from '../url-identity/url-key.js';
-import { checkedTags, normalizeTag, ProductTagPath, ProductTags, SourceQuery, SourceTags, SourceTagsBody, Tag, TagPageQuery, TagPath, TagsBody } from './tag-schema.js';
-import type { TagStore } from './tag-store.js';
+import { ArticleTags, checkedTags, normalizeTag, ProductTags, SourceQuery, SourceTags, SourceTagsBody, Tag, TagPageQuery, TaggedPath, TagPath, TagsBody } from './tag-schema.js';
+import type { Tagged, TagStore } from './tag-store.js';
 
 export interface TagRoutesDeps {
   tags: TagStore;
-  /** Whether a product exists (404 otherwise). */
-  productExists(id: number): Promise<boolean>;
+  /** Whether a product (or an article) exists (404 otherwise). */
+  exists(kind: Tagged, id: number): Promise<boolean>;
 }
 
-const ProductPath = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'Positive integer' }) });
+const IdPath = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'Positive integer' }) });
 const SourceApplied = Type.Object({
   source: Type.String(),
   tags: Type.Array(Type.String()),
   applied: Type.Integer({ description: 'Products of this source tagged now (what its runs collected before)' }),
+  applied_articles: Type.Integer({ description: 'Articles of this source tagged now' }),
 });
 const Deleted = Type.Object({ name: Type.String(), deleted: Type.Literal(true) });
 
+/** The routes of one kind of tagged thing: /products/{id}/tags or /articles/{id}/tags. */
+const KINDS = [
+  { kind: 'product', path: '/products', noun: 'product', Noun: 'Product', idField: 'product_id', Answer: ProductTags },
+  { kind: 'article', path: '/articles', noun: 'article', Noun: 'Article', idField: 'article_id', Answer: ArticleTags },
+] as const;
+
+function taggedRoutes(app: App, deps: TagRoutesDeps, { kind, path, noun, Noun, idField, Answer }: (typeof KINDS)[number]): void {
+  const { tags } = deps;
+  const answer = async (id: number) => ({ [idField]: id, tags: (await tags.of(kind, [id])).get(id) ?? [] }) as Static<typeof Answer>;
+  const mustExist = async (id: number) => {
+    if (!(await deps.exists(kind, id))) throw new NotFound(`${Noun} ${id} does not exist.`);
+  };
+
+  app.get(
+    `${path}/:id/tags`,
+    { schema: { tags: ['tags'], summary: `A ${noun}'s tags`, params: IdPath, response: { 200: Answer, ...problemResponses(404, 422, 503) } } },
+    async (request) => {
+      await mustExist(request.params.id);
+      return answer(request.params.id);
+    },
+  );
+
+  app.put(
+    `${path}/:id/tags`,
+    {
+      schema: {
+        tags: ['tags'],
+        summary: `Replace a ${noun}'s tags`,
+        description: `The ${noun} carries exactly these tags afterwards (an empty list removes them all).`,
+        params: IdPath,
+        body: TagsBody,
+        response: { 200: Answer, ...problemResponses(400, 404, 415, 422, 503) },
+      },
+    },
+    async (request) => {
+      const names = checkedTags(request.body.tags);
+      await mustExist(request.params.id);
+      return { [idField]: request.params.id, tags: await tags.set(kind, request.params.id, names) } as Static<typeof Answer>;
+    },
+  );
+
+  app.post(
+    `${path}/:id/tags`,
+    {
+      schema: {
+        tags: ['tags'],
+        summary: `Add tags to a ${noun}`,
+        params: IdPath,
+        body: TagsBody,
+        response: { 200: Answer, ...problemResponses(400, 404, 415, 422, 503) },
+      },
+    },
+    async (request) => {
+      const names = checkedTags(request.body.tags);
+      await mustExist(request.params.id);
+      await tags.add(kind, [request.params.id], names);
+      return answer(request.params.id);
+    },
+  );
+
+  app.delete(
+    `${path}/:id/tags/:tag`,
+    {
+      schema: {
+        tags: ['tags'],
+        summary: `Remove one tag from a ${noun}`,
+        params: TaggedPath,
+        response: { 200: Answer, ...problemResponses(404, 422, 503) },
+      },
+    },
+    async (request) => {
+      const { id, tag } = request.params;
+      await mustExist(id);
+      if (!(await tags.remove(kind, id, normalizeTag(tag)))) throw new NotFound(`${Noun} ${id} does not carry the tag "${normalizeTag(tag)}".`);
+      return answer(id);
+    },
+  );
+}
+
 export function tagRoutes(app: App, deps: TagRoutesDeps): void {
   const { tags } = deps;
-  const productTags = async (id: number) => ({ product_id: id, tags: (await tags.ofProducts([id])).get(id) ?? [] });
-  const mustExist = async (id: number) => {
-    if (!(await deps.productExists(id))) throw new NotFound(`Product ${id} does not exist.`);
-  };
 
   app.get(
     '/tags',
@@ -73,70 +149,7 @@ export function tagRoutes(app: App, deps: TagRoutesDeps): void {
     },
   );
 
-  app.get(
-    '/products/:id/tags',
-    { schema: { tags: ['tags'], summary: "A product's tags", params: ProductPath, response: { 200: ProductTags, ...problemResponses(404, 422, 503) } } },
-    async (request) => {
-      await mustExist(request.params.id);
-      return productTags(request.params.id);
-    },
-  );
-
-  app.put(
-    '/products/:id/tags',
-    {
-      schema: {
-        tags: ['tags'],
-        summary: "Replace a product's tags",
-        description: 'The product carries exactly these tags afterwards (an empty list removes them all).',
-        params: ProductPath,
-        body: TagsBody,
-        response: { 200: ProductTags, ...problemResponses(400, 404, 415, 422, 503) },
-      },
-    },
-    async (request) => {
-      const names = checkedTags(request.body.tags);
-      await mustExist(request.params.id);
-      return { product_id: request.params.id, tags: await tags.setProduct(request.params.id, names) };
-    },
-  );
-
-  app.post(
-    '/products/:id/tags',
-    {
-      schema: {
-        tags: ['tags'],
-        summary: 'Add tags to a product',
-        params: ProductPath,
-        body: TagsBody,
-        response: { 200: ProductTags, ...problemResponses(400, 404, 415, 422, 503) },
-      },
-    },
-    async (request) => {
-      const names = checkedTags(request.body.tags);
-      await mustExist(request.params.id);
-      await tags.addToProducts([request.params.id], names);
-      return productTags(request.params.id);
-    },
-  );
-
-  app.delete(
-    '/products/:id/tags/:tag',
-    {
-      schema: {
-        tags: ['tags'],
-        summary: 'Remove one tag from a product',
-        params: ProductTagPath,
-        response: { 200: ProductTags, ...problemResponses(404, 422, 503) },
-      },
-    },
-    async (request) => {
-      const { id, tag } = request.params;
-      await mustExist(id);
-      if (!(await tags.removeFromProduct(id, normalizeTag(tag)))) throw new NotFound(`Product ${id} does not carry the tag "${normalizeTag(tag)}".`);
-      return productTags(id);
-    },
-  );
+  for (const kind of KINDS) taggedRoutes(app, deps, kind);
 
   app.get(
     '/source-tags',
@@ -193,7 +206,7 @@ export function tagRoutes(app: App, deps: TagRoutesDeps): void {
       const source = canonicalUrl(request.query.source) ?? request.query.source;
       if ((await tags.source(source)) === undefined) throw new NotFound(`No tags are set on the source ${source}.`);
       await tags.setSource(source, []);
-      return { source, tags: [], applied: 0 };
+      return { source, tags: [], applied: 0, applied_articles: 0 };
     },
   );
 }

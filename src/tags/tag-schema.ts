@@ -22,11 +22,16 @@ export const TagsBody = Type.Object({ tags: TagList }, { additionalProperties: f
 export type TagsBody = Static<typeof TagsBody>;
 
 export const ProductTags = Type.Object({ product_id: Type.Integer(), tags: Type.Array(Type.String()) });
+export const ArticleTags = Type.Object({
+  article_id: Type.Integer(),
+  tags: Type.Array(Type.String(), { description: "Its watch-list tags, sorted (not the page's own keywords, which are the article's `tags`)" }),
+});
 
 export const Tag = Type.Object(
   {
     name: Type.String({ examples: ['espresso'] }),
     products: Type.Integer({ description: 'Products carrying it' }),
+    articles: Type.Integer({ description: 'Articles carrying it' }),
     sources: Type.Array(Type.String(), { description: 'Source URLs whose runs give it to everything they collect' }),
     created_at: Type.String({ format: 'date-time' }),
   },
@@ -35,7 +40,7 @@ export const Tag = Type.Object(
 export type Tag = Static<typeof Tag>;
 
 export const TagPath = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200, description: 'The tag (URL-encoded)' }) });
-export const ProductTagPath = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }), tag: Type.String({ minLength: 1, maxLength: 200 }) });
+export const TaggedPath = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }), tag: Type.String({ minLength: 1, maxLength: 200 }) });
 
 export const SourceTags = Type.Object(
   {

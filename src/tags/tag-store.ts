@@ -1,4 +1,4 @@
-// Tags in the relational database: the tags table, which products carry each (product_tags) and which sources give them (source_tags).
+// Tags in the relational database: the tags table, which products and articles carry each (product_tags, article_tags) and which sources give them (source_tags).
 import type { Database, Queryable } from '../db/queryable.js';
 import type { SourceTags, Tag } from './tag-schema.js';
 
@@ -8,34 +8,43 @@ export interface TaggingRun {
   tags?: readonly string[] | undefined;
 }
 
+/** What can carry tags: each kind has its join table of the same shape. */
+export type Tagged = 'product' | 'article';
+
+const JOIN: Record<Tagged, { table: string; column: string; rows: string }> = {
+  product: { table: 'product_tags', column: 'product_id', rows: 'products' },
+  article: { table: 'article_tags', column: 'article_id', rows: 'articles' },
+};
+
 export interface TagStore {
   list(query: { limit: number; offset: number }): Promise<{ items: Tag[]; total: number }>;
   get(name: string): Promise<Tag | undefined>;
   /** Deletes the tag from everything that carries it; false when there was none. */
   delete(name: string): Promise<boolean>;
-  /** The tags of each product, sorted; a product without any is absent from the map. */
-  ofProducts(productIds: readonly number[], tx?: Queryable): Promise<Map<number, string[]>>;
-  /** Replaces a product's tags (normalised names); answers them. */
-  setProduct(productId: number, names: readonly string[], tx?: Queryable): Promise<string[]>;
-  addToProducts(productIds: readonly number[], names: readonly string[], tx?: Queryable): Promise<void>;
-  removeFromProduct(productId: number, name: string): Promise<boolean>;
+  /** The tags of each product (or article), sorted; one without any is absent from the map. */
+  of(kind: Tagged, ids: readonly number[], tx?: Queryable): Promise<Map<number, string[]>>;
+  /** Replaces one's tags (normalised names); answers them. */
+  set(kind: Tagged, id: number, names: readonly string[], tx?: Queryable): Promise<string[]>;
+  add(kind: Tagged, ids: readonly number[], names: readonly string[], tx?: Queryable): Promise<void>;
+  remove(kind: Tagged, id: number, name: string): Promise<boolean>;
   /**
-   * In the run's transaction: every product it saw gets the run's own tags and its source's. One
-   * statement when there is nothing to give (a run without tags whose source has none).
+   * In the run's transaction: every product (or article) it saw gets the run's own tags and its
+   * source's. One statement when there is nothing to give (a run without tags whose source has none).
    */
-  tagRun(productIds: readonly number[], run: TaggingRun, tx: Queryable): Promise<void>;
+  tagRun(kind: Tagged, ids: readonly number[], run: TaggingRun, tx: Queryable): Promise<void>;
   sources(query: { limit: number; offset: number }): Promise<{ items: SourceTags[]; total: number }>;
   source(source: string): Promise<SourceTags | undefined>;
   /**
    * Sets a source's tags (an empty list removes it). What its runs collected before gets them too:
-   * answers how many products were tagged now.
+   * answers how many products and articles were tagged now.
    */
-  setSource(source: string, names: readonly string[]): Promise<{ tags: string[]; applied: number }>;
+  setSource(source: string, names: readonly string[]): Promise<{ tags: string[]; applied: number; applied_articles: number }>;
 }
 
 const isoTime = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 const TAG_COLUMNS = `t.name, (SELECT count(*)::int FROM product_tags pt WHERE pt.tag_id = t.id) AS products,
+  (SELECT count(*)::int FROM article_tags at WHERE at.tag_id = t.id) AS articles,
   COALESCE((SELECT jsonb_agg(s.source_key ORDER BY s.source_key) FROM source_tags s WHERE s.tag_id = t.id), '[]'::jsonb) AS sources,
   ${isoTime('t.created_at')} AS created_at`;
 
@@ -46,23 +55,36 @@ export function createTagStore(db: Database): TagStore {
   const ensure = async (names: readonly string[], tx: Queryable) => {
     if (names.length > 0) await tx.query(ENSURE, [names]);
   };
-  const addToProducts = async (productIds: readonly number[], names: readonly string[], tx: Queryable) => {
-    if (productIds.length === 0 || names.length === 0) return;
+  const add = async (kind: Tagged, ids: readonly number[], names: readonly string[], tx: Queryable) => {
+    if (ids.length === 0 || names.length === 0) return;
+    const { table, column } = JOIN[kind];
     await ensure(names, tx);
     await tx.query(
-      `INSERT INTO product_tags (tag_id, product_id)
-       SELECT t.id, p FROM tags t, unnest($1::int[]) AS p WHERE t.name = ANY ($2::text[]) ON CONFLICT DO NOTHING`,
-      [productIds, names],
+      `INSERT INTO ${table} (tag_id, ${column})
+       SELECT t.id, x FROM tags t, unnest($1::int[]) AS x WHERE t.name = ANY ($2::text[]) ON CONFLICT DO NOTHING`,
+      [ids, names],
     );
   };
-  const ofProducts = async (productIds: readonly number[], tx: Queryable = db) => {
-    if (productIds.length === 0) return new Map<number, string[]>();
-    const rows = await tx.query<{ product_id: number; tags: string[] }>(
-      `SELECT pt.product_id, jsonb_agg(t.name ORDER BY t.name) AS tags FROM product_tags pt JOIN tags t ON t.id = pt.tag_id
-        WHERE pt.product_id = ANY ($1::int[]) GROUP BY pt.product_id`,
-      [productIds],
+  const of = async (kind: Tagged, ids: readonly number[], tx: Queryable = db) => {
+    if (ids.length === 0) return new Map<number, string[]>();
+    const { table, column } = JOIN[kind];
+    const rows = await tx.query<{ id: number; tags: string[] }>(
+      `SELECT j.${column} AS id, jsonb_agg(t.name ORDER BY t.name) AS tags FROM ${table} j JOIN tags t ON t.id = j.tag_id
+        WHERE j.${column} = ANY ($1::int[]) GROUP BY j.${column}`,
+      [ids],
     );
-    return new Map(rows.map((row) => [row.product_id, row.tags]));
+    return new Map(rows.map((row) => [row.id, row.tags]));
+  };
+  /** What a source's earlier runs collected of one kind gets these tags now; answers how many were tagged. */
+  const applyToCollected = async (kind: Tagged, source: string, names: readonly string[], tx: Queryable) => {
+    const { table, column, rows } = JOIN[kind];
+    const applied = await tx.query<{ id: number }>(
+      `INSERT INTO ${table} (tag_id, ${column})
+       SELECT t.id, r.id FROM ${rows} r JOIN tags t ON t.name = ANY ($2::text[]) WHERE r.source_key = $1
+       ON CONFLICT DO NOTHING RETURNING ${column} AS id`,
+      [source, names],
+    );
+    return new Set(applied.map((r) => r.id)).size;
   };
 
   return {
@@ -83,34 +105,37 @@ export function createTagStore(db: Database): TagStore {
       return (await db.query('DELETE FROM tags WHERE name = $1 RETURNING id', [name])).length > 0;
     },
 
-    ofProducts,
+    of,
 
-    async setProduct(productId, names, tx) {
+    async set(kind, id, names, tx) {
+      const { table, column } = JOIN[kind];
       const write = async (q: Queryable) => {
-        await q.query(`DELETE FROM product_tags pt USING tags t WHERE pt.tag_id = t.id AND pt.product_id = $1 AND NOT (t.name = ANY ($2::text[]))`, [productId, names]);
-        await addToProducts([productId], names, q);
-        return (await ofProducts([productId], q)).get(productId) ?? [];
+        await q.query(`DELETE FROM ${table} j USING tags t WHERE j.tag_id = t.id AND j.${column} = $1 AND NOT (t.name = ANY ($2::text[]))`, [id, names]);
+        await add(kind, [id], names, q);
+        return (await of(kind, [id], q)).get(id) ?? [];
       };
       return tx === undefined ? db.transaction(write) : write(tx);
     },
 
-    addToProducts: (productIds, names, tx) => (tx === undefined ? db.transaction((q) => addToProducts(productIds, names, q)) : addToProducts(productIds, names, tx)),
+    add: (kind, ids, names, tx) => (tx === undefined ? db.transaction((q) => add(kind, ids, names, q)) : add(kind, ids, names, tx)),
 
-    async removeFromProduct(productId, name) {
-      const rows = await db.query(`DELETE FROM product_tags pt USING tags t WHERE pt.tag_id = t.id AND pt.product_id = $1 AND t.name = $2 RETURNING pt.tag_id`, [productId, name]);
+    async remove(kind, id, name) {
+      const { table, column } = JOIN[kind];
+      const rows = await db.query(`DELETE FROM ${table} j USING tags t WHERE j.tag_id = t.id AND j.${column} = $1 AND t.name = $2 RETURNING j.tag_id`, [id, name]);
       return rows.length > 0;
     },
 
-    async tagRun(productIds, run, tx) {
+    async tagRun(kind, ids, run, tx) {
       const names = run.tags ?? [];
-      if (productIds.length === 0 || (names.length === 0 && run.source === null)) return;
+      if (ids.length === 0 || (names.length === 0 && run.source === null)) return;
+      const { table, column } = JOIN[kind];
       await ensure(names, tx);
       await tx.query(
-        `INSERT INTO product_tags (tag_id, product_id)
-         SELECT t.id, p FROM unnest($1::int[]) AS p
+        `INSERT INTO ${table} (tag_id, ${column})
+         SELECT t.id, x FROM unnest($1::int[]) AS x
            JOIN tags t ON t.name = ANY ($2::text[]) OR t.id IN (SELECT s.tag_id FROM source_tags s WHERE s.source_key = $3)
          ON CONFLICT DO NOTHING`,
-        [productIds, names, run.source],
+        [ids, names, run.source],
       );
     },
 
@@ -135,20 +160,16 @@ export function createTagStore(db: Database): TagStore {
     setSource: (source, names) =>
       db.transaction(async (tx) => {
         await tx.query(`DELETE FROM source_tags s USING tags t WHERE s.tag_id = t.id AND s.source_key = $1 AND NOT (t.name = ANY ($2::text[]))`, [source, names]);
-        if (names.length === 0) return { tags: [], applied: 0 };
+        if (names.length === 0) return { tags: [], applied: 0, applied_articles: 0 };
         await ensure(names, tx);
         await tx.query(`INSERT INTO source_tags (source_key, tag_id) SELECT $1, t.id FROM tags t WHERE t.name = ANY ($2::text[]) ON CONFLICT DO NOTHING`, [source, names]);
-        const applied = await tx.query<{ product_id: number }>(
-          `INSERT INTO product_tags (tag_id, product_id)
-           SELECT t.id, p.id FROM products p JOIN tags t ON t.name = ANY ($2::text[]) WHERE p.source_key = $1
-           ON CONFLICT DO NOTHING RETURNING product_id`,
-          [source, names],
-        );
+        const applied = await applyToCollected('product', source, names, tx);
+        const appliedArticles = await applyToCollected('article', source, names, tx);
         const [row] = await tx.query<{ tags: string[] }>(
           `SELECT COALESCE(jsonb_agg(t.name ORDER BY t.name), '[]'::jsonb) AS tags FROM source_tags s JOIN tags t ON t.id = s.tag_id WHERE s.source_key = $1`,
           [source],
         );
-        return { tags: row?.tags ?? [], applied: new Set(applied.map((r) => r.product_id)).size };
+        return { tags: row?.tags ?? [], applied, applied_articles: appliedArticles };
       }),
   };
 }

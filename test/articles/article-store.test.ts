@@ -8,6 +8,7 @@ import { createPgBossQueue } from '../../src/queue/pgboss-queue.js';
 import { createArticleRecorder, type ArticleRecorder, type RecordedArticles } from '../../src/recording/article-recorder.js';
 import type { ExtractedArticle } from '../../src/scraping/extract/types.js';
 import { toScrapedArticle } from '../../src/scraping/store-page.js';
+import { createTagStore } from '../../src/tags/tag-store.js';
 import { createArticleRevisions, type ArticleRevisions } from '../../src/tracking/article-revisions.js';
 import { createTracker, type RunRef } from '../../src/tracking/tracking-store.js';
 import { createWebhookDeliveries } from '../../src/tracking/webhook-deliveries.js';
@@ -72,7 +73,7 @@ for (const backend of backends()) {
       const tracker = createTracker(db, { goneAfterRuns: 3 });
       // No webhook listens in these tests: the fan-out finds none and queues nothing.
       const deliveries = createWebhookDeliveries({ webhooks: createWebhookStore(db), queue: createPgBossQueue({ db, schema: 'pgboss' }) });
-      recorder = createArticleRecorder({ articles: store, revisions, tracker, deliveries });
+      recorder = createArticleRecorder({ articles: store, revisions, tracker, deliveries, tags: createTagStore(db) });
     });
     after(async () => {
       await db.close();

@@ -85,7 +85,7 @@ for (const backend of backends()) {
       // Set on the source afterwards: what its runs found before gets the tag at once.
       const set = await send('PUT', '/source-tags', { source: `${site.url}books`, tags: ['Catalogue'] });
       assert.equal(set.statusCode, 200, set.body);
-      assert.deepEqual(set.json(), { source: `${site.url}books`, tags: ['catalogue'], applied: 4 });
+      assert.deepEqual(set.json(), { source: `${site.url}books`, tags: ['catalogue'], applied: 4, applied_articles: 0 });
       assert.equal((await send('GET', '/products?tag=catalogue')).headers['x-total-count'], '4');
       assert.deepEqual((await send('GET', '/source-tags')).json()[0].tags, ['catalogue']);
       // A later run of that source tags what it finds (here page 2's books too).
@@ -97,6 +97,37 @@ for (const backend of backends()) {
       assert.deepEqual((await send('DELETE', `/source-tags?source=${encodeURIComponent(`${site.url}books/`)}`)).json().tags, []);
       assertProblem(await send('DELETE', `/source-tags?source=${encodeURIComponent(`${site.url}books/`)}`), 404);
       assertProblem(await send('POST', '/scrape', { url: `${site.url}books/`, tags: ['bad,tag'] }), 422);
+    });
+
+    test("an article's tags: a scrape's and its source's tags reach it; PUT, POST and DELETE; GET /articles?tag=; counted on the tag", async () => {
+      const story = `${site.url}pages/news-story.html`;
+      const scraped = await send('POST', '/scrape', { url: story, tags: ['News '] });
+      assert.equal(scraped.statusCode, 200, scraped.body);
+      const [article] = scraped.json().articles;
+      assert.ok(article, 'the story is stored as an article');
+      assert.deepEqual((await send('GET', `/articles/${article.id}/tags`)).json(), { article_id: article.id, tags: ['news'] });
+      const news = await send('GET', '/articles?tag=NEWS');
+      assert.equal(news.headers['x-total-count'], '1');
+      assert.equal(news.json()[0].id, article.id);
+      assert.notDeepEqual(article.tags, ['news'], "the page's own keywords stay apart from the watch-list tags");
+
+      const set = await send('PUT', '/source-tags', { source: story, tags: ['Reading list'] });
+      assert.deepEqual(set.json(), { source: story, tags: ['reading list'], applied: 0, applied_articles: 1 });
+      assert.deepEqual((await send('POST', `/articles/${article.id}/tags`, { tags: ['harbours'] })).json().tags, ['harbours', 'news', 'reading list']);
+      assert.deepEqual((await send('DELETE', `/articles/${article.id}/tags/news`)).json().tags, ['harbours', 'reading list']);
+      assert.deepEqual((await send('PUT', `/articles/${article.id}/tags`, { tags: ['Harbours'] })).json().tags, ['harbours']);
+      const harbours = (await send('GET', '/tags/harbours')).json();
+      assert.deepEqual([harbours.products, harbours.articles], [0, 1]);
+      assert.equal((await send('GET', '/articles?tag=news')).headers['x-total-count'], '0');
+      // Scraped again, the source still gives its tag.
+      await send('POST', '/scrape', { url: story });
+      assert.deepEqual((await send('GET', `/articles/${article.id}/tags`)).json().tags, ['harbours', 'reading list']);
+      assert.ok((await send('GET', '/articles/feed.json?tag=harbours')).json().items.length === 1, 'a feed of one watch list');
+
+      assertProblem(await send('PUT', '/articles/999999/tags', { tags: ['x'] }), 404);
+      assertProblem(await send('DELETE', `/articles/${article.id}/tags/nope`), 404);
+      assertProblem(await send('PUT', `/articles/${article.id}/tags`, { tags: ['a,b'] }), 422);
+      await send('DELETE', `/source-tags?source=${encodeURIComponent(story)}`);
     });
 
     test('a crawl job and a schedule give their tags to what they collect', async () => {

@@ -209,6 +209,26 @@ for (const backend of backends()) {
       assert.deepEqual(outside, []);
     });
 
+    test("an article's watch-list tags: added and removed on its screen; a tag's link and the Tag filter list the tagged articles", async () => {
+      const { page, problems, outside } = await watchedPage(context, origin);
+      await page.goto(`${origin}/ui/articles/${ids.deich}`);
+      await page.getByLabel('Add tags (comma-separated)').fill('Coast, Deutsch');
+      await page.getByRole('button', { name: 'Add', exact: true }).click();
+      await page.locator('.tag', { hasText: 'deutsch' }).waitFor();
+      await page.getByRole('button', { name: 'Remove tag deutsch' }).click();
+      await page.locator('.tag', { hasText: 'deutsch' }).waitFor({ state: 'detached' });
+      assert.deepEqual((await app.inject({ method: 'GET', url: `/articles/${ids.deich}/tags` })).json().tags, ['coast']);
+      await page.locator('.tag').getByRole('link', { name: 'coast' }).click();
+      await page.waitForURL(/\/ui\/articles\?tag=coast/);
+      await page.getByText('1 article').waitFor();
+      assert.deepEqual(await page.locator('.article-list h2').allTextContents(), ['Der Deich hält dem Sturm stand']);
+      assert.equal(await page.getByLabel('Tag', { exact: true }).inputValue(), 'coast');
+      await page.close();
+      assert.deepEqual(problems, []);
+      assert.deepEqual(outside, []);
+      await app.inject({ method: 'PUT', url: `/articles/${ids.deich}/tags`, payload: { tags: [] } });
+    });
+
     test('hostile markup never runs: a scraped page full of it, and the same HTML put straight into the store, show their text, run nothing and load nothing', async () => {
       const { page, problems, outside } = await watchedPage(context, origin);
       for (const id of [ids.hostile, ids.raw]) {

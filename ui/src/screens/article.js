@@ -3,6 +3,7 @@ import { query } from '../lib/api.js';
 import { Badge, Empty, ErrorBox, html, Loading, time, useApi, useTitle } from '../lib/ui.js';
 import { Reader } from './article-reader.js';
 import { useArticleStyles } from './article-style.js';
+import { WatchTags } from './watch-tags.js';
 
 const FIELDS = ['title', 'url', 'description', 'authors', 'published_at', 'modified_at', 'language', 'site_name', 'section', 'tags', 'image_url', 'word_count', 'source_url'];
 /** A long unchanged run of a diff shows its ends; the change is what matters. */
@@ -83,7 +84,7 @@ export function ArticleScreen({ params }) {
           <tbody>
             ${FIELDS.map(
               (name) => html`<tr key=${name}>
-                <th scope="row">${name.replace(/_/g, ' ')}</th>
+                <th scope="row">${name === 'tags' ? "the page's keywords" : name.replace(/_/g, ' ')}</th>
                 <td class="value">${value(a[name])}</td>
                 <td>${fields[name]?.source ?? ''}</td>
                 <td><code>${fields[name]?.locator ?? ''}</code></td>
@@ -94,6 +95,8 @@ export function ArticleScreen({ params }) {
         </table>
       </div>
     </section>
+
+    <${WatchTags} kind="articles" id=${a.id} />
 
     <section aria-labelledby="revisions-h">
       <h2 id="revisions-h">Revisions</h2>

@@ -5,7 +5,7 @@ import { Empty, ErrorBox, Field, html, Loading, Pager, time, useApi, useTitle } 
 import { useArticleStyles } from './article-style.js';
 
 const LIMIT = 20;
-const FILTERS = ['q', 'site', 'author', 'language', 'published_since', 'published_before', 'has_body'];
+const FILTERS = ['q', 'site', 'author', 'language', 'tag', 'published_since', 'published_before', 'has_body'];
 const SORTS = [
   ['-published_at', 'Newest first'],
   ['published_at', 'Oldest first'],
@@ -68,6 +68,7 @@ export function ArticlesScreen({ query: params }) {
       <${Field} label="Language" id="language" hint="en, de, pt-BR…">
         <input id="language" name="language" defaultValue=${filters.language} pattern="[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*" aria-describedby="language-hint" />
       <//>
+      <${Field} label="Tag" id="tag" hint="A watch list"><input id="tag" name="tag" defaultValue=${filters.tag} aria-describedby="tag-hint" /><//>
       <${Field} label="Published from" id="published_since"><input id="published_since" name="published_since" type="date" defaultValue=${toDay(filters.published_since)} /><//>
       <${Field} label="Published before" id="published_before"><input id="published_before" name="published_before" type="date" defaultValue=${toDay(filters.published_before)} /><//>
       <${Field} label="Text" id="has_body">

@@ -1,52 +1,8 @@
-// On a product's screen: its tags (add, remove) and "Alert me" with the common conditions prefilled from its price and stock.
+// On a product's screen: "Alert me" with the common conditions prefilled from its price and stock.
 import { useState } from 'preact/hooks';
 import { api } from '../lib/api.js';
-import { ErrorBox, html, money, useApi } from '../lib/ui.js';
+import { ErrorBox, html, money } from '../lib/ui.js';
 import { RuleForm } from './rule-form.js';
-
-export function ProductTags({ product }) {
-  const { data, reload } = useApi(`/products/${product.id}/tags`);
-  const [error, setError] = useState(null);
-  const tags = data?.tags ?? product.tags ?? [];
-  const change = async (method, path, body) => {
-    setError(null);
-    try {
-      await api(path, { method, body });
-      reload();
-      return true;
-    } catch (failure) {
-      setError(failure);
-      return false;
-    }
-  };
-  const add = async (event) => {
-    event.preventDefault();
-    const form = event.currentTarget;
-    const names = String(new FormData(form).get('tag') ?? '')
-      .split(',')
-      .map((t) => t.trim())
-      .filter(Boolean);
-    if (names.length > 0 && (await change('POST', `/products/${product.id}/tags`, { tags: names }))) form.reset();
-  };
-  return html`<section aria-labelledby="tags-h">
-    <h2 id="tags-h">Tags</h2>
-    <ul class="tag-list">
-      ${tags.length === 0 ? html`<li class="muted">No tags.</li>` : ''}
-      ${tags.map(
-        (t) => html`<li class="tag">
-          <a href=${`/ui/products?tag=${encodeURIComponent(t)}`}>${t}</a>
-          <button type="button" class="small" onClick=${() => change('DELETE', `/products/${product.id}/tags/${encodeURIComponent(t)}`)}>Remove<span class="visually-hidden"> tag ${t}</span></button>
-        </li>`,
-      )}
-    </ul>
-    <form class="inline" onSubmit=${add}>
-      <label for="add-tag">Add tags (comma-separated)</label>
-      <input id="add-tag" name="tag" placeholder="watch-list" />
-      <button type="submit">Add</button>
-    </form>
-    <${ErrorBox} error=${error} />
-  </section>`;
-}
 
 /** The conditions people ask for most, prefilled from what the product shows now. */
 function presets(p) {

@@ -2,7 +2,8 @@
 import { query } from '../lib/api.js';
 import { PriceChart } from '../lib/chart.js';
 import { Badge, Empty, ErrorBox, html, Loading, money, time, useApi, useTitle } from '../lib/ui.js';
-import { AlertMe, ProductTags } from './product-alerts.js';
+import { AlertMe } from './product-alerts.js';
+import { WatchTags } from './watch-tags.js';
 
 const FIELDS = ['title', 'price', 'list_price', 'currency', 'availability', 'sku', 'gtin', 'brand', 'description', 'image_url', 'source_url'];
 
@@ -64,7 +65,7 @@ export function ProductScreen({ params }) {
       ${p.gone_at ? html` · <strong>gone</strong> since ${time(p.gone_at)}` : ''}
     </p>
 
-    <${ProductTags} product=${p} />
+    <${WatchTags} kind="products" id=${p.id} initial=${p.tags} />
     <${AlertMe} product=${p} />
 
     <section aria-labelledby="history-h">

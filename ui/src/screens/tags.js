@@ -45,7 +45,7 @@ function SourceTagsForm({ onSaved }) {
       <${Field} label="Tags (comma-separated; empty removes)" id="st-tags"><input id="st-tags" name="tags" placeholder="espresso, kitchen" /><//>
     </div>
     <${ErrorBox} error=${error} />
-    ${saved && html`<p role="status">Saved: ${saved.tags.join(', ') || 'no tags'} on ${saved.source}; ${saved.applied} product${saved.applied === 1 ? '' : 's'} tagged now.</p>`}
+    ${saved && html`<p role="status">Saved: ${saved.tags.join(', ') || 'no tags'} on ${saved.source}; ${saved.applied} product${saved.applied === 1 ? '' : 's'} and ${saved.applied_articles} article${saved.applied_articles === 1 ? '' : 's'} tagged now.</p>`}
     <div class="actions"><button type="submit" class="primary">Save</button></div>
   </form>`;
 }
@@ -101,6 +101,8 @@ function ImportForm({ onImported }) {
   </form>`;
 }
 
+const plural = (n, noun) => `${n.toLocaleString()} ${noun}${n === 1 ? '' : 's'}`;
+
 export function TagsScreen() {
   useTitle('Tags');
   const { data, error, loading, reload } = useApi('/tags?limit=500');
@@ -117,7 +119,7 @@ export function TagsScreen() {
   };
   return html`
     <h1>Tags</h1>
-    <p class="lead">Watch lists: tag products, or the sources whose scrapes collect them, then <a href="/ui/rules">alert on a tag</a>.</p>
+    <p class="lead">Watch lists: tag products and articles, or the sources whose scrapes collect them, then <a href="/ui/rules">alert on a tag</a>.</p>
     <${ErrorBox} error=${error} />
     <${ErrorBox} error=${actionError} />
     ${loading && !data ? html`<${Loading} what="Loading tags" />` : ''}
@@ -127,12 +129,15 @@ export function TagsScreen() {
       data.length > 0 &&
       html`<div class="table-wrap"><table class="tags">
         <caption class="visually-hidden">Tags</caption>
-        <thead><tr><th scope="col">Tag</th><th scope="col" class="num">Products</th><th scope="col">Sources</th><th scope="col">Actions</th></tr></thead>
+        <thead><tr><th scope="col">Tag</th><th scope="col">Tagged</th><th scope="col">Sources</th><th scope="col">Actions</th></tr></thead>
         <tbody>
           ${data.map(
             (t) => html`<tr>
               <td><a href=${`/ui/products${query({ tag: t.name })}`}>${t.name}</a></td>
-              <td class="num">${t.products}</td>
+              <td>
+                <div>${plural(t.products, 'product')}</div>
+                ${t.articles === 0 ? '' : html`<div><a href=${`/ui/articles${query({ tag: t.name })}`}>${plural(t.articles, 'article')}<span class="visually-hidden"> tagged ${t.name}</span></a></div>`}
+              </td>
               <td>${t.sources.length === 0 ? html`<span class="muted">—</span>` : t.sources.map((s) => html`<div class="url">${s}</div>`)}</td>
               <td class="buttons"><button type="button" class="danger" onClick=${() => remove(t.name)}>Delete<span class="visually-hidden"> ${t.name}</span></button></td>
             </tr>`,
