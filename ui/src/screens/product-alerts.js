@@ -1,7 +1,6 @@
 // On a product's screen: "Alert me" with the common conditions prefilled from its price and stock.
 import { useState } from 'preact/hooks';
-import { api } from '../lib/api.js';
-import { ErrorBox, html, money } from '../lib/ui.js';
+import { html, money } from '../lib/ui.js';
 import { RuleForm } from './rule-form.js';
 
 /** The conditions people ask for most, prefilled from what the product shows now. */
