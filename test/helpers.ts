@@ -84,25 +84,32 @@ async function openPglite(): Promise<Database> {
   return db;
 }
 
-/** Each test database is its own schema, so test files can run in parallel on one server. */
+/**
+ * Each test file's PostgreSQL store is a database of its own on the server, so test files run in
+ * parallel without seeing each other: not their tables, and not their open transactions (the event
+ * feed holds back events newer than the oldest transaction still open in the same database).
+ */
 async function openPostgres(url: string): Promise<Database> {
-  const schema = `test_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`CREATE SCHEMA ${schema}`);
-  await admin.end();
+  const name = `test_${randomBytes(6).toString('hex')}`;
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`CREATE DATABASE ${name}`);
   const scoped = new URL(url);
-  scoped.searchParams.set('options', `-c search_path=${schema}`);
+  scoped.pathname = `/${name}`;
   const db = createPostgresDatabase(scoped.toString(), { max: 5 });
   await migrate(db);
   return {
     ...db,
     async close() {
       await db.close();
-      const cleanup = new pg.Client({ connectionString: url });
-      await cleanup.connect();
-      await cleanup.query(`DROP SCHEMA ${schema} CASCADE`);
-      await cleanup.end();
+      await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     },
   };
 }
