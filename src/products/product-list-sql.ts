@@ -3,7 +3,7 @@
 import type { QueryOptions } from '../db/database.js';
 import { normalizeTag } from '../tags/tag-schema.js';
 import { canonicalUrl } from '../url-identity/url-key.js';
-import type { Product, ProductListQuery, Sort } from './product-schema.js';
+import { Product, type ProductListQuery, type Sort } from './product-schema.js';
 import { likePattern, rankTerms, relevanceRank, searchCondition } from './product-search.js';
 
 /** A timestamptz as the API shows it (ISO 8601, UTC, milliseconds), made by the database. */
@@ -180,4 +180,22 @@ export function pageStatement(query: ProductListQuery): PageStatement {
     ? searchPageSql(where, sort, rank, paging)
     : `SELECT ${PRODUCT_COLUMNS}${withTotal ? `, ${TOTAL_ALL} AS total` : ''} FROM products ${where.sql} ORDER BY ${ORDER_BY[sort]}${paging}`;
   return { sql, params, where, withTotal };
+}
+
+/** The Product schema's fields, in its order, taken from a page row `p`. */
+const JSON_FIELDS = Object.keys(Product.properties)
+  .map((name) => `p.${name}`)
+  .join(', ');
+
+/**
+ * A page as the JSON array text of the Product schema (its fields in its order, compact), with its
+ * row count and total: the page's own statement, each row written by row_to_json and joined in the
+ * order the rows come (string_agg reads them as the inner ORDER BY leaves them). Numbers are written
+ * by PostgreSQL: price as float8, in the shortest digits JavaScript writes too, with an exponent
+ * where JavaScript may write zeros (1e+15 for 1000000000000000: the same number).
+ */
+export function pageJsonSql(page: PageStatement): string {
+  return `SELECT '[' || coalesce(string_agg(row_to_json(r)::text, ','), '') || ']' AS json, count(*)::int AS rows,
+      ${page.withTotal ? 'max(p.total)' : 'NULL'}::int AS total
+    FROM (${page.sql}) p CROSS JOIN LATERAL (SELECT ${JSON_FIELDS}) r`;
 }
