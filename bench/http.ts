@@ -1,5 +1,6 @@
 // Load generation with autocannon: warm-up, then the measured time split into slices that alternate between two servers.
 import autocannon from 'autocannon';
+import { cpuBetween, type BackendCpu } from './database-cpu.js';
 import { cpuMs } from './memory.js';
 
 export interface LoadSpec {
@@ -13,6 +14,8 @@ export interface LoadSpec {
   headers?: Record<string, string>;
   /** The server's process, whose CPU time per request is reported (independent of the machine's other load). */
   pid?: number;
+  /** The PostgreSQL backends of the database it uses, whose CPU per request is reported too. */
+  database?: { read(): Promise<BackendCpu> };
 }
 
 export interface LoadResult {
@@ -34,6 +37,8 @@ export interface LoadResult {
   slices: number[];
   /** CPU time (user + system) of the server process per completed request, µs; NaN without a pid. */
   cpuUsPerRequest: number;
+  /** CPU time of the database's backends per completed request, µs; NaN without `database`. */
+  databaseCpuUsPerRequest: number;
 }
 
 export interface LoadOptions {
@@ -54,6 +59,7 @@ interface Slice {
   bytes: number;
   statuses: Record<string, number>;
   cpuMs: number;
+  databaseCpuMs: number;
 }
 
 function percentile(sorted: Float64Array, p: number): number {
@@ -61,12 +67,13 @@ function percentile(sorted: Float64Array, p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
-function run(spec: LoadSpec, connections: number, durationS: number): Promise<Slice> {
+async function run(spec: LoadSpec, connections: number, durationS: number): Promise<Slice> {
   const pathFor = spec.pathFor;
   let latencies = new Float64Array(1 << 15);
   let count = 0;
+  const databaseBefore = await spec.database?.read();
   const cpuBefore = spec.pid === undefined ? Number.NaN : cpuMs(spec.pid);
-  return new Promise((resolve, reject) => {
+  const slice = await new Promise<Omit<Slice, 'databaseCpuMs'>>((resolve, reject) => {
     const instance = autocannon(
       {
         url: spec.base,
@@ -109,6 +116,8 @@ function run(spec: LoadSpec, connections: number, durationS: number): Promise<Sl
       latencies[count++] = responseTime;
     });
   });
+  const databaseAfter = await spec.database?.read();
+  return { ...slice, databaseCpuMs: databaseBefore === undefined || databaseAfter === undefined ? Number.NaN : cpuBetween(databaseBefore, databaseAfter) };
 }
 
 function merge(slices: Slice[]): LoadResult {
@@ -138,6 +147,7 @@ function merge(slices: Slice[]): LoadResult {
     statuses,
     slices: slices.map((s) => s.completed / s.durationS),
     cpuUsPerRequest: (sum((s) => s.cpuMs) * 1000) / sum((s) => s.completed),
+    databaseCpuUsPerRequest: (sum((s) => s.databaseCpuMs) * 1000) / sum((s) => s.completed),
   };
 }
 

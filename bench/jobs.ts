@@ -5,8 +5,10 @@ import { JOB_POLICIES, JOB_QUEUES, type QueuedPage } from '../src/jobs/job-queue
 import { createPgBossQueue } from '../src/queue/pgboss-queue.js';
 import { expect } from './client.js';
 import type { BenchDatabase } from './database.js';
+import { followBackendCpu, openBackendCpu } from './database-cpu.js';
+import { cpuMs, rssMb } from './memory.js';
 import { startChild, type Child } from './processes.js';
-import { ROOT, SERVICE_LOG_LEVEL } from './services.js';
+import { ROOT, SERVICE_LOG_LEVEL, startMain } from './services.js';
 
 export interface JobCrawlFigures {
   label: string;
@@ -19,6 +21,20 @@ export interface JobCrawlFigures {
   pagesPerSecond: number;
   /** Time a page spends in its handler until its results are written (fetch, extract), mean. */
   handlerMeanMs: number;
+  footprint: CrawlFootprint;
+}
+
+/** What a crawl cost the machine, from the job's submission to its end. */
+export interface CrawlFootprint {
+  backend: 'postgresql' | 'pglite';
+  /** CPU of the processes that crawl (the worker processes; on PGlite the service, database included), s. */
+  serviceCpuS: number;
+  /** CPU of the PostgreSQL backends of the bench's database (every client's: workers, the API, pg-boss), s; 0 on PGlite. */
+  databaseCpuS: number;
+  /** (service + database) CPU per 1,000 pages crawled, s. */
+  cpuSPer1000Pages: number;
+  /** Highest sum of the crawling processes' VmRSS, sampled every 100 ms, MB. */
+  peakRssMb: number;
 }
 
 export interface QueueCostFigures {
@@ -60,6 +76,59 @@ async function startWorkers(count: number, databaseUrl: string, concurrency: num
   return workers;
 }
 
+/** The crawl job every row runs: the catalogue's listing and detail pages from its sitemap and links. */
+async function crawlCatalogue(apiUrl: string, siteUrl: string, label: string, expectedPages: number): Promise<{ job: JobAnswer; ms: number }> {
+  const queued = await expect<JobAnswer>(202, 'POST', `${apiUrl}/jobs`, {
+    url: `${siteUrl}books/`,
+    crawl: { sitemap: true, max_pages: 5000, include: ['/books/**'], exclude: ['**/category/**'] },
+  });
+  let job = queued.body;
+  const deadline = Date.now() + 600_000;
+  while (!['succeeded', 'failed', 'cancelled'].includes(job.status)) {
+    if (Date.now() > deadline) throw new Error(`${label}: the crawl did not end: ${JSON.stringify(job)}`);
+    await new Promise((r) => setTimeout(r, 200));
+    job = (await expect<JobAnswer>(200, 'GET', `${apiUrl}/jobs/${queued.body.id}`)).body;
+  }
+  if (job.status !== 'succeeded' || job.progress.pages_done < expectedPages) {
+    throw new Error(`${label}: ${job.status} after ${job.progress.pages_done} pages, expected ${expectedPages}`);
+  }
+  return { job, ms: Date.parse(job.finished_at!) - Date.parse(job.started_at!) };
+}
+
+/** CPU and peak RSS of `pids` (and of the database's backends, when given) while `work` runs. */
+async function withFootprint<T>(
+  pids: number[],
+  databaseUrl: string | undefined,
+  work: () => Promise<T>,
+): Promise<{ result: T; serviceCpuS: number; databaseCpuS: number; peakRssMb: number }> {
+  const backends = databaseUrl === undefined ? undefined : await openBackendCpu(databaseUrl);
+  try {
+    const database = backends === undefined ? undefined : followBackendCpu(backends);
+    const cpuOf = () => pids.reduce((sum, pid) => sum + cpuMs(pid), 0);
+    const rss = () => pids.reduce((sum, pid) => sum + rssMb(pid), 0);
+    let peakRssMb = rss();
+    const timer = setInterval(() => {
+      peakRssMb = Math.max(peakRssMb, rss());
+    }, 100);
+    const cpuBefore = cpuOf();
+    try {
+      const result = await work();
+      const serviceCpuS = (cpuOf() - cpuBefore) / 1000;
+      peakRssMb = Math.max(peakRssMb, rss());
+      const databaseCpuS = database === undefined ? 0 : (await database.stop()) / 1000;
+      return { result, serviceCpuS, databaseCpuS, peakRssMb };
+    } finally {
+      clearInterval(timer);
+    }
+  } finally {
+    await backends?.close();
+  }
+}
+
+function footprintOf(backend: CrawlFootprint['backend'], pages: number, f: { serviceCpuS: number; databaseCpuS: number; peakRssMb: number }): CrawlFootprint {
+  return { backend, serviceCpuS: f.serviceCpuS, databaseCpuS: f.databaseCpuS, cpuSPer1000Pages: ((f.serviceCpuS + f.databaseCpuS) / pages) * 1000, peakRssMb: f.peakRssMb };
+}
+
 /** One crawl of `siteUrl`'s catalogue from its sitemap and links, run by `workers` fresh worker processes. */
 export async function measureJobCrawl(
   apiUrl: string,
@@ -69,21 +138,12 @@ export async function measureJobCrawl(
 ): Promise<JobCrawlFigures> {
   const workers = await startWorkers(options.workers, db.url, options.concurrency);
   try {
-    const queued = await expect<JobAnswer>(202, 'POST', `${apiUrl}/jobs`, {
-      url: `${siteUrl}books/`,
-      crawl: { sitemap: true, max_pages: 5000, include: ['/books/**'], exclude: ['**/category/**'] },
-    });
-    let job = queued.body;
-    const deadline = Date.now() + 600_000;
-    while (!['succeeded', 'failed', 'cancelled'].includes(job.status)) {
-      if (Date.now() > deadline) throw new Error(`${options.label}: the crawl did not end: ${JSON.stringify(job)}`);
-      await new Promise((r) => setTimeout(r, 200));
-      job = (await expect<JobAnswer>(200, 'GET', `${apiUrl}/jobs/${queued.body.id}`)).body;
-    }
-    if (job.status !== 'succeeded' || job.progress.pages_done < options.expectedPages) {
-      throw new Error(`${options.label}: ${job.status} after ${job.progress.pages_done} pages, expected ${options.expectedPages}`);
-    }
-    const ms = Date.parse(job.finished_at!) - Date.parse(job.started_at!);
+    const measured = await withFootprint(
+      workers.map((w) => w.pid),
+      db.url,
+      () => crawlCatalogue(apiUrl, siteUrl, options.label, options.expectedPages),
+    );
+    const { job, ms } = measured.result;
     const { rows } = await db.query('SELECT count(*)::int AS pages, coalesce(sum(duration_ms), 0)::float8 AS busy FROM crawl_frontier WHERE job_id = $1', [job.id]);
     const { pages, busy } = rows[0] as { pages: number; busy: number };
     return {
@@ -95,9 +155,41 @@ export async function measureJobCrawl(
       ms,
       pagesPerSecond: pages / (ms / 1000),
       handlerMeanMs: busy / pages,
+      footprint: footprintOf('postgresql', pages, measured),
     };
   } finally {
     await Promise.all(workers.map((w) => w.stop()));
+  }
+}
+
+/**
+ * The same crawl on the embedded database: one main service on PGlite in `dataDir` runs it (its
+ * own worker, `concurrency` pages at once), the database in its process.
+ */
+export async function measurePgliteJobCrawl(dataDir: string, siteUrl: string, options: { label: string; concurrency: number; expectedPages: number }): Promise<JobCrawlFigures> {
+  const main = await startMain({
+    label: 'PGlite crawl',
+    dataDir,
+    demoSiteUrl: `${siteUrl}books/`,
+    env: { WORKERS: '1', WORKER_CONCURRENCY: String(options.concurrency) },
+  });
+  try {
+    const measured = await withFootprint([main.child.pid], undefined, () => crawlCatalogue(main.url, siteUrl, options.label, options.expectedPages));
+    const { job, ms } = measured.result;
+    const pages = job.progress.pages_done;
+    return {
+      label: options.label,
+      workers: 1,
+      concurrency: options.concurrency,
+      pages,
+      products: job.progress.products_found,
+      ms,
+      pagesPerSecond: pages / (ms / 1000),
+      handlerMeanMs: Number.NaN,
+      footprint: footprintOf('pglite', pages, measured),
+    };
+  } finally {
+    await main.child.stop();
   }
 }
 

@@ -7,7 +7,8 @@
 // (use the existing dist/), BENCH_CPU_PROF=1 (V8 CPU profile of the PostgreSQL main service into
 // bench/results/), BENCH_GROWTH_ROWS (PostgreSQL, default 1000,10000,100000,1000000), BENCH_PGLITE_SEARCH_ROWS
 // (the searches on PGlite, default 1000,100000,1000000; seeding the million takes about two minutes), BENCH_ARTICLE_ROWS
-// (article search on PostgreSQL and PGlite, default 100000,1000000; BENCH_PGLITE_ARTICLE_ROWS sets PGlite's alone). The main
+// (article search on PostgreSQL and PGlite, default 100000,1000000; BENCH_PGLITE_ARTICLE_ROWS sets PGlite's alone), BENCH_HTTP_ROWS
+// (comma list: only the HTTP rows whose endpoint contains one of them, e.g. `POST /products,limit=1000`). The main
 // service runs with the inspector on 127.0.0.1 so memory readings can follow a forced full GC.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,8 +17,9 @@ import { join } from 'node:path';
 import { startFixtureSite, type FixtureSite } from '../test/fixtures/site.js';
 import { expect, median } from './client.js';
 import { createBenchDatabase, type BenchDatabase } from './database.js';
+import { openBackendCpu } from './database-cpu.js';
 import { measureGrowth, measurePgliteSearch, type GrowthFigures, type LatencyFigures, type PgliteSearchFigures, type SearchFigures } from './growth.js';
-import { measureJobCrawl, measureQueueCost, type JobCrawlFigures, type QueueCostFigures } from './jobs.js';
+import { measureJobCrawl, measurePgliteJobCrawl, measureQueueCost, type JobCrawlFigures, type QueueCostFigures } from './jobs.js';
 import { measureResponsiveness, type ResponsivenessFigures } from './responsive.js';
 import { measureRescrape, measureTrackingReads, seedTracking, type ReadFigures, type RescrapeFigures } from './tracking.js';
 import { measurePair, type LoadOptions, type LoadResult, type LoadSpec } from './http.js';
@@ -63,7 +65,13 @@ function settings() {
   const pgliteSearchRows = rowList(process.env.BENCH_PGLITE_SEARCH_ROWS ?? '1000,100000,1000000');
   const articleRows = rowList(process.env.BENCH_ARTICLE_ROWS ?? '100000,1000000');
   const pgliteArticleRows = rowList(process.env.BENCH_PGLITE_ARTICLE_ROWS ?? process.env.BENCH_ARTICLE_ROWS ?? '100000,1000000');
+  const httpRows = (process.env.BENCH_HTTP_ROWS ?? '')
+    .split(',')
+    .map((r) => r.trim())
+    .filter(Boolean);
   return {
+    /** An HTTP row runs when no BENCH_HTTP_ROWS is given or its endpoint contains one of them. */
+    httpRow: (endpoint: string) => httpRows.length === 0 || httpRows.some((r) => endpoint.includes(r)),
     connections: 50,
     durationS: duration,
     warmupS: Math.min(2, duration),
@@ -265,15 +273,18 @@ async function compare(backend: HttpRow['backend'], endpoint: string, judged: bo
 async function httpOnPostgres(main: Running, db: BenchDatabase, s: ReturnType<typeof settings>, results: Results): Promise<void> {
   const options: LoadOptions = { connections: s.connections, durationS: s.durationS, warmupS: s.warmupS, slices: s.slices };
   const ceiling = await startCeiling('PostgreSQL', { databaseUrl: db.url });
+  // Only one server is loaded at a time, so the database's backends work for it alone.
+  const database = await openBackendCpu(db.url);
   try {
     results.responseHeaders = { ours: await headerSample(`${main.url}/products/1`), ceiling: await headerSample(`${ceiling.url}/products/1`) };
-    for (const { endpoint, judged, spec } of productSpecs(main.url, s.listRows)) {
-      const ours = { ...spec, pid: main.child.pid };
-      results.http.push(await compare('postgresql', endpoint, judged, { ...spec, base: ceiling.url, pid: ceiling.child.pid }, ours, options));
+    for (const { endpoint, judged, spec } of productSpecs(main.url, s.listRows).filter((r) => s.httpRow(r.endpoint))) {
+      const ours = { ...spec, pid: main.child.pid, database };
+      results.http.push(await compare('postgresql', endpoint, judged, { ...spec, base: ceiling.url, pid: ceiling.child.pid, database }, ours, options));
     }
     // The POST runs added rows; the lists and scrapes after this see the seeded 1000 again.
     await db.query(`DELETE FROM products WHERE id > ${s.listRows}`);
     await db.query('VACUUM ANALYZE products');
+    if (!s.httpRow('POST /process/text')) return;
 
     const aux = await startAux(main.url);
     try {
@@ -297,6 +308,7 @@ async function httpOnPostgres(main: Running, db: BenchDatabase, s: ReturnType<ty
       await aux.child.stop();
     }
   } finally {
+    await database.close();
     await ceiling.child.stop();
   }
 }
@@ -312,7 +324,7 @@ async function httpOnPglite(fixture: FixtureSite, s: ReturnType<typeof settings>
     await seedThroughApi(main.url, s.listRows);
     const ceiling = await startCeiling('PGlite', { pgliteDir: join(dir, 'ceiling'), seedRows: s.listRows });
     try {
-      for (const { endpoint, spec } of productSpecs(main.url, s.listRows)) {
+      for (const { endpoint, spec } of productSpecs(main.url, s.listRows).filter((r) => s.httpRow(r.endpoint))) {
         results.http.push(await compare('pglite', endpoint, false, { ...spec, base: ceiling.url, pid: ceiling.child.pid }, { ...spec, pid: main.child.pid }, options));
       }
     } finally {
@@ -584,6 +596,7 @@ function render(results: Results): string {
         `${num(r.ratio, 2)} ${mark(ratioPass)}`,
         `${num(p99Ratio(r), 2)} ${mark(p99Pass)}`,
         `${num(r.ours.cpuUsPerRequest, 0)} / ${num(r.ceiling.cpuUsPerRequest, 0)}`,
+        Number.isNaN(r.ours.databaseCpuUsPerRequest) ? '' : `${num(r.ours.databaseCpuUsPerRequest, 0)} / ${num(r.ceiling.databaseCpuUsPerRequest, 0)}`,
       ]);
     }
     out.push(
@@ -593,9 +606,25 @@ function render(results: Results): string {
           `Ceiling: bare node:http + the same query (pg Pool of 10 / PGlite), JSON.stringify; for text, the same textStats().\n` +
           `Targets (PostgreSQL rows): ratio (req/s ours / ceiling) >= ${TARGET.ratio}, p99 ours / ceiling <= ${TARGET.p99Ratio}, no errors. err = errors + non-2xx.\n` +
           'CPU µs/req: user+system time of the server process per answered request (the database not included); unlike req/s it\n' +
-          "hardly moves with the machine's other load, so it is the steadier measure of what each request costs us.",
-        table(['endpoint', 'ours req/s', 'p50 ms', 'p99 ms', 'err', 'ceiling req/s', 'p50 ms', 'p99 ms', 'ratio', 'p99 ours / ceiling', 'CPU µs/req ours / ceiling'], rows) +
-          httpFootnotes(results),
+          "hardly moves with the machine's other load, so it is the steadier measure of what each request costs us. DB µs/req: the same\n" +
+          "for the PostgreSQL backends of the bench's database (from /proc), which share the machine's cores with the server.",
+        table(
+          [
+            'endpoint',
+            'ours req/s',
+            'p50 ms',
+            'p99 ms',
+            'err',
+            'ceiling req/s',
+            'p50 ms',
+            'p99 ms',
+            'ratio',
+            'p99 ours / ceiling',
+            'CPU µs/req ours / ceiling',
+            'DB µs/req ours / ceiling',
+          ],
+          rows,
+        ) + httpFootnotes(results),
       ),
     );
   }
@@ -691,9 +720,12 @@ function render(results: Results): string {
       String(j.pages),
       num(j.ms, 0),
       num(j.pagesPerSecond, 0),
-      num(j.handlerMeanMs, 2),
+      Number.isNaN(j.handlerMeanMs) ? '' : num(j.handlerMeanMs, 2),
       // With 100 ms responses the bound is the pages the workers hold at once, not the queue.
       /100 ms/.test(j.label) ? num((j.workers * j.concurrency) / 0.1, 0) : '',
+      num(j.footprint.cpuSPer1000Pages, 2),
+      j.footprint.backend === 'pglite' ? `${num(j.footprint.serviceCpuS, 2)} (in process)` : `${num(j.footprint.serviceCpuS, 2)} + ${num(j.footprint.databaseCpuS, 2)}`,
+      num(j.footprint.peakRssMb, 0),
     ]);
     const q = results.queueCost;
     const queueLine =
@@ -706,8 +738,12 @@ function render(results: Results): string {
       section(
         'Jobs: whole-site crawl by worker processes',
         `The catalogue's listing and detail pages from its sitemap and links, as one crawl job; ${jobs[0]!.concurrency} pages at once per worker.\n` +
-          `The synchronous crawl above (50 listing pages, 8 at a time per host): ${syncRate === undefined ? '—' : num(syncRate, 0)} pages/s.`,
-        table(['crawl', 'pages', 'ms', 'pages/s', 'handler ms/page', 'bound pages/s'], rows) + queueLine,
+          `The synchronous crawl above (50 listing pages, 8 at a time per host): ${syncRate === undefined ? '—' : num(syncRate, 0)} pages/s.\n` +
+          "CPU s / 1000 pages: the crawl's CPU from its submission to its end per 1,000 pages: the worker processes + the PostgreSQL\n" +
+          "backends of the bench's database (every client's, read from /proc: workers, the API, the queue); on PGlite the one service\n" +
+          "process, which holds the database. Peak RSS: the highest sum of the crawling processes' VmRSS, sampled every 100 ms\n" +
+          '(the worker processes; on PGlite the service). PGlite rows count pages_done; PostgreSQL rows count frontier rows.',
+        table(['crawl', 'pages', 'ms', 'pages/s', 'handler ms/page', 'bound pages/s', 'CPU s / 1000 pages', 'CPU s: service + DB', 'peak RSS MB'], rows) + queueLine,
       ),
     );
   }
@@ -994,6 +1030,14 @@ async function main(): Promise<number> {
             expectedPages: pages - 2,
           }),
         );
+      }
+      // The embedded default: the service runs the crawl itself, its database in its process.
+      for (const site of [fixture, slow]) {
+        const label = site === fixture ? 'no added latency' : `${s.slowPageLatencyMs} ms per response`;
+        log(`jobs: the same crawl on PGlite (${label}), by the main service's own worker`);
+        const dir = mkdtempSync(join(tmpdir(), 'bench-pglite-crawl-'));
+        cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+        results.jobs.push(await measurePgliteJobCrawl(dir, site.url, { label: `PGlite, ${label}, 1 worker`, concurrency: 8, expectedPages: pages - 2 }));
       }
       await slow.close();
     }

@@ -655,6 +655,26 @@ for (const backend of backends()) {
       assert.equal(kept.id, created!.id);
       assert.equal(kept.product_id, null);
       assertProblem(await app.inject({ url: `/products/${made.id}/history` }), 404);
+      const history = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM price_observations WHERE product_id = $1', [made.id]);
+      assert.equal(history[0]!.n, 0, 'its history rows are gone with it');
+    });
+
+    test('a statement deleting several products drops the history and unlinks the events of each, and no other', async () => {
+      const make = async (title: string) => (await app.inject({ method: 'POST', url: '/products', payload: { title, price: 4 } })).json<{ id: number }>().id;
+      const [gone1, gone2, kept] = [await make('Gone lamp 1'), await make('Gone lamp 2'), await make('Kept lamp')];
+      await db.query('DELETE FROM products WHERE id = ANY($1::int[])', [[gone1, gone2]]);
+      const rows = await db.query<{ product_id: number; observations: number; events: number }>(
+        `SELECT p.id AS product_id,
+                (SELECT count(*)::int FROM price_observations o WHERE o.product_id = p.id) AS observations,
+                (SELECT count(*)::int FROM events e WHERE e.product_id = p.id) AS events
+           FROM unnest($1::int[]) AS p (id) ORDER BY p.id`,
+        [[gone1, gone2, kept]],
+      );
+      assert.deepEqual(rows, [
+        { product_id: gone1, observations: 0, events: 0 },
+        { product_id: gone2, observations: 0, events: 0 },
+        { product_id: kept, observations: 1, events: 1 },
+      ]);
     });
   });
 }
