@@ -168,6 +168,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     maxConcurrent: scrape.globalConcurrency,
     maxQueued: scrape.globalConcurrency * 4,
     runDeadlineMs: scrape.runDeadlineMs,
+    defaultTimeoutMs: scrape.timeoutMs,
   });
   const jobs = createJobSystem({
     db,

@@ -15,6 +15,8 @@ export interface ExplainDeps {
   extract: PageExtractor;
   demoSiteUrl: string;
   allowPrivateNetworks: boolean;
+  /** A page's timeout where the request gives no `timeout_ms`. */
+  defaultTimeoutMs: number;
 }
 
 /** How a page was loaded: what the fetcher traced plus what came back. */
@@ -75,10 +77,15 @@ export async function explainScrape(deps: ExplainDeps, request: ScrapeRequest, s
     }));
   try {
     checkScrapeRequest(request, deps.allowPrivateNetworks);
-    const read = pageReader(recording(deps.loader.forRequest(request), records), deps.extract, {
-      ...(request.selectors === undefined ? {} : { selectors: request.selectors as Selectors }),
-      explain: true,
-    });
+    const read = pageReader(
+      recording(deps.loader.forRequest(request), records),
+      deps.extract,
+      {
+        ...(request.selectors === undefined ? {} : { selectors: request.selectors as Selectors }),
+        explain: true,
+      },
+      request.timeout_ms ?? deps.defaultTimeoutMs,
+    );
     const followed = await followPagination(sourceUrl, request.max_pages ?? 1, read, { signal });
     const items = followed.pages.flatMap((page) => page.items.map((item) => ({ ...item, page_url: page.url })));
     const fetched = fetches();

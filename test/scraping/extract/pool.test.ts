@@ -34,3 +34,21 @@ test('EXTRACT_THREADS=0 extracts inline', async () => {
   assert.equal(pool.threaded, 0);
   await pool.close();
 });
+
+test('a page whose run is stopped (deadline, cancel) is stopped in its thread: the reason comes back, the pool goes on with a new thread', async (t) => {
+  const pool = createExtractionPool({ threads: 1 });
+  t.after(() => pool.close());
+  const url = 'https://shop.example/';
+  const big = renderCataloguePage(1)!.replace('</body>', `<div hidden>${'<p>filler paragraph of a long page</p>'.repeat(60_000)}</div></body>`);
+  const controller = new AbortController();
+  const reason = new Error('the run reached its deadline');
+  const extraction = pool.extract(big, url, {}, controller.signal);
+  setImmediate(() => controller.abort(reason));
+  await assert.rejects(extraction, (error) => error === reason);
+  assert.equal(pool.threaded, 0, 'the stopped page never completed');
+  // The next page gets the thread that replaced the stopped one.
+  assert.deepEqual(await pool.extract(big, url), extract(big, url));
+  // Aborted before it starts, inline or threaded, a page is not extracted at all.
+  await assert.rejects(pool.extract(renderCataloguePage(1)!, url, {}, AbortSignal.abort(reason)), (error) => error === reason);
+  await assert.rejects(pool.extract(big, url, {}, AbortSignal.abort(reason)), (error) => error === reason);
+});
