@@ -186,6 +186,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
       defaultTimeoutMs: scrape.timeoutMs,
       runDeadlineMs: scrape.runDeadlineMs,
       workerConcurrency: config.jobs.workerConcurrency,
+      schedulesMax: config.jobs.schedulesMax,
     },
     ...(logger ? { logger } : {}),
   });
