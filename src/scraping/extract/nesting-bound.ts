@@ -2,10 +2,43 @@
 // cost htmlparser2 time quadratic in the depth (its open-element stack grows at the front).
 
 /**
- * The deepest nesting kept, as Chromium's parser keeps it (kMaximumHTMLParserDOMTreeDepth): tags
- * opened deeper are dropped with their end tags, their text stays, in the innermost kept element.
+ * Past this depth (Chromium's parser limit, kMaximumHTMLParserDOMTreeDepth) bare wrappers (`<div>`,
+ * `<span>`… without attributes: nothing extraction reads but their nesting) are dropped with their end
+ * tags, their content kept; past MAX_NESTING_DEPTH every tag is. The cost of parsing is then bounded,
+ * and a product marked up at the bottom of thousands of bare `<div>`s is still found.
  */
-export const MAX_NESTING_DEPTH = 512;
+export const WRAPPER_DEPTH = 512;
+export const MAX_NESTING_DEPTH = 1024;
+const WRAPPERS = new Set([
+  'div',
+  'span',
+  'section',
+  'article',
+  'main',
+  'aside',
+  'header',
+  'footer',
+  'nav',
+  'font',
+  'center',
+  'b',
+  'i',
+  'u',
+  'em',
+  'strong',
+  'small',
+  'big',
+  'blockquote',
+  'ul',
+  'ol',
+  'table',
+  'tbody',
+  'tr',
+  'td',
+  'form',
+  'fieldset',
+  'a',
+]);
 
 /** Elements that never take an end tag: they do not nest. */
 const VOID = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'param', 'source', 'track', 'wbr', 'keygen', 'command', 'basefont', 'frame']);
@@ -35,10 +68,11 @@ function tagEnd(html: string, from: number): number {
  * `html` with the tags that nest deeper than `maxDepth` removed (the same string when none does).
  * One pass, linear in the length: comments, doctype and raw text (scripts, styles) are skipped whole.
  */
-export function boundNesting(html: string, maxDepth = MAX_NESTING_DEPTH): { html: string; dropped: number } {
+export function boundNesting(html: string, maxDepth = MAX_NESTING_DEPTH, wrapperDepth = Math.min(WRAPPER_DEPTH, maxDepth)): { html: string; dropped: number } {
   const cut: Array<[number, number]> = [];
+  // Each open counted tag, innermost last: true where it was dropped (so is its end tag).
+  const open: boolean[] = [];
   let depth = 0;
-  let excess = 0;
   let i = html.indexOf('<');
   while (i !== -1 && i < html.length - 1) {
     const next = html[i + 1]!;
@@ -52,11 +86,9 @@ export function boundNesting(html: string, maxDepth = MAX_NESTING_DEPTH): { html
       NAME.lastIndex = i + 2;
       const name = NAME.exec(html)?.[0].toLowerCase();
       end = tagEnd(html, i + 2);
-      if (name !== undefined && !OPTIONAL_END.has(name) && !VOID.has(name)) {
-        if (excess > 0) {
-          excess--;
-          cut.push([i, end]);
-        } else if (depth > 0) depth--;
+      if (name !== undefined && !OPTIONAL_END.has(name) && !VOID.has(name) && open.length > 0) {
+        if (open.pop()) cut.push([i, end]);
+        else depth--;
       }
     } else {
       NAME.lastIndex = i + 1;
@@ -74,10 +106,11 @@ export function boundNesting(html: string, maxDepth = MAX_NESTING_DEPTH): { html
           const close = closing.exec(html)?.index;
           end = close === undefined ? html.length : tagEnd(html, close + 2);
         } else if (!VOID.has(name) && !OPTIONAL_END.has(name) && !selfClosing) {
-          if (depth >= maxDepth) {
-            excess++;
-            cut.push([i, end]);
-          } else depth++;
+          const bare = end === NAME.lastIndex + 1 && WRAPPERS.has(name);
+          const drop = depth >= maxDepth || (depth >= wrapperDepth && bare);
+          open.push(drop);
+          if (drop) cut.push([i, end]);
+          else depth++;
         }
       }
     }

@@ -1,7 +1,7 @@
 // Deep nesting bounded before parsing: a page nested 300,000 deep parses like one nested 512 deep.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { boundNesting, MAX_NESTING_DEPTH } from '../../../src/scraping/extract/nesting-bound.js';
+import { boundNesting, MAX_NESTING_DEPTH, WRAPPER_DEPTH } from '../../../src/scraping/extract/nesting-bound.js';
 import { parsePage } from '../../../src/scraping/extract/page.js';
 import { parseDocument, maxDepth } from '../../../src/scraping/extract/article-dom.js';
 
@@ -28,6 +28,11 @@ test('boundNesting keeps pages within the depth as they are and drops only the t
     ['a ">" inside a quoted attribute does not end the tag', `<div title="a>b">${nested(3, 'x')}</div>`, 2, '<div title="a>b"><div>x</div></div>'],
   ];
   for (const [name, html, depth, expected] of cases) assert.equal(boundNesting(html, depth).html, expected, name);
+  // Between the wrapper depth and the hard one, only bare wrappers go: what carries attributes or meaning stays.
+  assert.equal(
+    boundNesting('<div><div><div><h1 class="t">A</h1><div class="k"><div><span>x</span></div></div></div></div></div>', 6, 2).html,
+    '<div><div><h1 class="t">A</h1><div class="k">x</div></div></div>',
+  );
   assert.equal(boundNesting(nested(4), 2).dropped, 4);
 });
 
@@ -46,7 +51,9 @@ function depthOf(root: { children?: unknown[] }): number {
 test('a page nested 20,000 deep is parsed at most MAX_NESTING_DEPTH deep, for extraction and for the article body alike', () => {
   const html = `<html><head><title>Deep</title></head><body>${nested(20_000, 'the innermost words')}<p>after</p></body></html>`;
   const page = parsePage(html, 'https://shop.example/deep')!;
-  assert.ok(depthOf(page.root as never) <= MAX_NESTING_DEPTH + 1, `parsed ${depthOf(page.root as never)} deep`);
+  assert.ok(depthOf(page.root as never) <= WRAPPER_DEPTH + 3, `parsed ${depthOf(page.root as never)} deep`);
+  const classy = parsePage(`<body>${'<div class="x">'.repeat(20_000)}x${'</div>'.repeat(20_000)}</body>`, 'https://shop.example/deep')!;
+  assert.ok(depthOf(classy.root as never) <= MAX_NESTING_DEPTH + 2, `parsed ${depthOf(classy.root as never)} deep`);
   assert.match(page.$('body').text(), /the innermost words/);
   assert.equal(page.$('body > p').text(), 'after');
   const document = parseDocument(html)!;
