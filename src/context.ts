@@ -99,7 +99,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
 
   // Tracking: history and events, webhooks and their deliveries, word to live streams.
   const tracker = createTracker(db, { goneAfterRuns: config.tracking.goneAfterRuns });
-  const webhooks = createWebhookStore(db);
+  const webhooks = createWebhookStore(db, { total: config.tracking.webhooksMax, perUrl: config.tracking.webhooksPerUrl });
   queue.define(DELIVERY_QUEUE, DELIVERY_POLICY);
   const deliveries = createWebhookDeliveries({ webhooks, queue });
   const live = createLiveEvents();
@@ -168,6 +168,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     maxConcurrent: scrape.globalConcurrency,
     maxQueued: scrape.globalConcurrency * 4,
     runDeadlineMs: scrape.runDeadlineMs,
+    defaultTimeoutMs: scrape.timeoutMs,
   });
   const jobs = createJobSystem({
     db,
@@ -185,6 +186,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
       defaultTimeoutMs: scrape.timeoutMs,
       runDeadlineMs: scrape.runDeadlineMs,
       workerConcurrency: config.jobs.workerConcurrency,
+      schedulesMax: config.jobs.schedulesMax,
     },
     ...(logger ? { logger } : {}),
   });

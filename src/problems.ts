@@ -140,6 +140,13 @@ export class RunCancelled extends HttpProblem {
   }
 }
 
+/** A stored collection (webhooks, schedules) is at the size its setting allows; nothing was stored. */
+export class LimitReached extends HttpProblem {
+  constructor(detail: string) {
+    super(422, 'limit-reached', 'Limit Reached', detail);
+  }
+}
+
 export class TooManyRequests extends HttpProblem {
   constructor(detail: string, retryAfterSeconds: number) {
     super(429, 'rate-limited', 'Too Many Requests', detail, { headers: { 'retry-after': String(retryAfterSeconds) } });

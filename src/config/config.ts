@@ -78,6 +78,8 @@ export interface JobSettings {
   workerConcurrency: number;
   /** PostgreSQL schema of the job queue's own tables. */
   queueSchema: string;
+  /** Schedules in all, paused ones included. */
+  schedulesMax: number;
 }
 
 export interface TrackingSettings {
@@ -87,6 +89,9 @@ export interface TrackingSettings {
   webhookRetryDelaysMs: number[];
   /** How long one delivery waits for the receiver's answer. */
   webhookTimeoutMs: number;
+  /** Webhook subscriptions in all, and to one target URL. */
+  webhooksMax: number;
+  webhooksPerUrl: number;
 }
 
 export interface AlertSettings {
@@ -291,11 +296,14 @@ export function loadConfig(env: Env = process.env): Config {
       runWorkers: int(env, 'WORKERS', 1, 0, 1) === 1,
       workerConcurrency: int(env, 'WORKER_CONCURRENCY', 8, 1, 64),
       queueSchema: identifier(env, 'JOBS_SCHEMA', 'pgboss'),
+      schedulesMax: int(env, 'SCHEDULES_MAX', 1000, 1, 1_000_000),
     },
     tracking: {
       goneAfterRuns: int(env, 'GONE_AFTER_RUNS', 3, 1, 1000),
       webhookRetryDelaysMs: delays(env, 'WEBHOOK_RETRY_DELAYS_MS', STANDARD_WEBHOOK_DELAYS_MS),
       webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+      webhooksMax: int(env, 'WEBHOOKS_MAX', 1000, 1, 1_000_000),
+      webhooksPerUrl: int(env, 'WEBHOOKS_PER_URL', 10, 1, 1_000_000),
     },
     alerts: {
       publicUrl: url(env, 'PUBLIC_URL', str(env, 'MAIN_SERVICE_URL') ?? `http://127.0.0.1:${port}`, ['http:', 'https:']),

@@ -170,6 +170,13 @@ export const SETTINGS: readonly Setting[] = [
     meaning: '`0`: the main service serves the API only and runs no jobs (run `npm run start:worker` processes instead)',
   },
   { name: 'WORKER_CONCURRENCY', group: 'jobs', everyday: false, default: '8', meaning: 'jobs and crawl pages one worker process works on at once' },
+  {
+    name: 'SCHEDULES_MAX',
+    group: 'jobs',
+    everyday: false,
+    default: '1000',
+    meaning: 'schedules in all, paused ones included (422 `limit-reached` beyond); each is looked at only when due, so this bounds the table, not the work',
+  },
   { name: 'JOBS_SCHEMA', group: 'jobs', everyday: false, default: 'pgboss', meaning: "PostgreSQL schema of the job queue's own tables" },
 
   {
@@ -188,6 +195,14 @@ export const SETTINGS: readonly Setting[] = [
       'comma-separated delays (ms) before each retry of a failed webhook delivery, after the immediate first attempt; the default is the Standard Webhooks schedule (about a day); after the last the webhook is disabled',
   },
   { name: 'WEBHOOK_TIMEOUT_MS', group: 'tracking', everyday: false, default: '10000', meaning: "how long one delivery waits for the receiver's answer" },
+  { name: 'WEBHOOKS_MAX', group: 'tracking', everyday: false, default: '1000', meaning: 'webhook subscriptions in all (422 `limit-reached` beyond)' },
+  {
+    name: 'WEBHOOKS_PER_URL',
+    group: 'tracking',
+    everyday: false,
+    default: '10',
+    meaning: 'webhook subscriptions to one target URL (422 `limit-reached` beyond); whatever their number, a target gets each event once',
+  },
 
   {
     name: 'PUBLIC_URL',

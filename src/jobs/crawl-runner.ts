@@ -149,10 +149,15 @@ export function createCrawlRunner(deps: CrawlRunnerDeps): CrawlRunner {
         const loaded = await deps.loader.forRequest(request)(page.url, { signal });
         signal.throwIfAborted();
         const followLinks = policy.followLinks && page.depth < policy.maxDepth;
-        const processed = await processPage(loaded, deps.extract, {
-          ...(request.selectors ? { selectors: request.selectors as Selectors } : {}),
-          links: followLinks,
-        });
+        const processed = await processPage(
+          loaded,
+          deps.extract,
+          {
+            ...(request.selectors ? { selectors: request.selectors as Selectors } : {}),
+            links: followLinks,
+          },
+          { signal, timeoutMs: request.timeout_ms ?? deps.settings.defaultTimeoutMs },
+        );
         const linked = followLinks ? (processed.links ?? []).filter((url) => policy.accepts(url)).map((url) => ({ url, depth: page.depth + 1 })) : [];
         const discovered = frontierEntries(linked);
         const raw = processed.items.map((item) => ({ ...item, page_url: processed.url }));

@@ -14,9 +14,10 @@ export interface QueuedPage {
   depth: number;
 }
 
-/** A schedule's due time. */
+/** A schedule's due time: the message waits in the queue until `at` (absent in calendar entries of releases before migration 14). */
 export interface ScheduleMessage {
   schedule_id: string;
+  at?: string;
 }
 
 export const JOB_QUEUES = { job: 'scrape-job', page: 'crawl-page', scheduled: 'schedule-fire' } as const;

@@ -13,7 +13,7 @@ import { FINAL_STATUSES, type JobStore } from './job-store.js';
 export interface JobRunnerDeps {
   jobs: JobStore;
   queue: Pick<Queue, 'states'>;
-  service: Pick<JobService, 'runSchedule'>;
+  service: Pick<JobService, 'fireSchedule'>;
   scraper: Pick<Scraper, 'scrape'>;
   crawls: CrawlRunner;
   db: Pick<Database, 'transaction'>;
@@ -96,9 +96,9 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
         else await runScrape(job, context);
       },
       page: (page, context) => deps.crawls.page(page, context),
-      scheduled: async ({ schedule_id }) => {
-        const job = await deps.service.runSchedule(schedule_id, { manual: false });
-        if (job === undefined) deps.logger?.info({ schedule: schedule_id }, 'schedule did not run: paused, gone, or its previous run is still going');
+      scheduled: async ({ schedule_id, at }) => {
+        const job = await deps.service.fireSchedule(schedule_id, at);
+        if (job === undefined) deps.logger?.info({ schedule: schedule_id }, 'schedule did not run: paused, changed, gone, or its previous run is still going');
       },
     },
 

@@ -30,6 +30,14 @@ export interface JobService {
    * (`manual` true), which runs a paused schedule too and answers 404/409 instead of skipping.
    */
   runSchedule(id: string, options: { manual: boolean }): Promise<Job | undefined>;
+  /**
+   * A schedule's due time `at` has come (its queued message): the firing that still finds `at` as the
+   * schedule's next due time moves it to the following one, queues the message for that, and runs;
+   * any other (an edited, paused or deleted schedule's, a second copy) does nothing.
+   */
+  fireSchedule(id: string, at: string | undefined): Promise<Job | undefined>;
+  /** Plans the schedules that have no next due time yet (those of releases before migration 14). */
+  planSchedules(): Promise<number>;
 }
 
 export interface JobServiceDeps {
@@ -37,8 +45,10 @@ export interface JobServiceDeps {
   jobs: JobStore;
   schedules: ScheduleStore;
   logs: LogStore;
-  queue: Pick<Queue, 'enqueue' | 'cancel' | 'schedule' | 'unschedule' | 'nextRun'>;
+  queue: Pick<Queue, 'enqueue' | 'cancel' | 'unschedule' | 'nextRun'>;
   demoSiteUrl: string;
+  /** Schedules in all (SCHEDULES_MAX). */
+  schedulesMax: number;
   allowPrivateNetworks: boolean;
   changed: (jobId: string) => void;
 }
@@ -75,16 +85,36 @@ export function createJobService(deps: JobServiceDeps): JobService {
   /** The queue's calendar expression: a cron as given, "every N minutes" as a recurrence rule. */
   const expressionOf = (fields: Pick<ScheduleFields, 'cron' | 'every_minutes'>): string => fields.cron ?? `FREQ=MINUTELY;INTERVAL=${fields.every_minutes}`;
 
-  const withNextRun = (stored: StoredSchedule): Schedule => {
-    let next: Date | null = null;
-    if (!stored.paused) {
-      try {
-        next = queue.nextRun(expressionOf(stored), stored.timezone);
-      } catch {
-        next = null;
-      }
+  const shown = (stored: StoredSchedule): Schedule => ({ ...stored, job: stored.job as Schedule['job'] });
+
+  /** The schedule's first due time after `after`; null when paused (or its calendar has none). */
+  const nextAfter = (stored: StoredSchedule, after: Date): Date | null => {
+    if (stored.paused) return null;
+    try {
+      return queue.nextRun(expressionOf(stored), stored.timezone, after);
+    } catch {
+      return null;
     }
-    return { ...stored, job: stored.job as Schedule['job'], next_run_at: next?.toISOString() ?? null };
+  };
+
+  /**
+   * Sets the next due time (where it still is `from`, unless undefined) and queues the one message
+   * that waits for it. The queue hands over only due messages, so no pass over every schedule.
+   */
+  const plan = async (id: string, next: Date | null, from: string | null | undefined, tx: Queryable): Promise<boolean> => {
+    const moved = await schedules.moveNextRun(id, from, next?.toISOString() ?? null, tx);
+    if (moved && next !== null) {
+      await queue.enqueue<ScheduleMessage>(JOB_QUEUES.scheduled, [{ data: { schedule_id: id, at: next.toISOString() } }], { tx, delayMs: next.getTime() - Date.now() });
+    }
+    return moved;
+  };
+
+  /** A new or changed schedule's plan: a first due time in the last minute fires at once. */
+  const replan = (stored: StoredSchedule, tx: Queryable): Promise<boolean> => {
+    const next = nextAfter(stored, new Date(Date.now() - 60_000));
+    // Unchanged: the message already queued for it stays the one.
+    if ((next?.toISOString() ?? null) === stored.next_run_at) return Promise.resolve(false);
+    return plan(stored.id, next, undefined, tx);
   };
 
   /** 422 for a calendar the queue cannot read, naming the field, before anything is stored. */
@@ -107,11 +137,6 @@ export function createJobService(deps: JobServiceDeps): JobService {
       const path = given.every_minutes !== undefined ? '/body/every_minutes' : '/body/cron';
       throw new ValidationFailed([{ path, message: `is not a schedule the queue can run: ${(error as Error).message}` }]);
     }
-  };
-
-  const applyCalendar = async (stored: StoredSchedule): Promise<void> => {
-    if (stored.paused) await queue.unschedule(JOB_QUEUES.scheduled, stored.id);
-    else await queue.schedule<ScheduleMessage>(JOB_QUEUES.scheduled, stored.id, expressionOf(stored), stored.timezone, { schedule_id: stored.id });
   };
 
   return {
@@ -170,18 +195,20 @@ export function createJobService(deps: JobServiceDeps): JobService {
       };
       checkCalendar(fields, input);
       check(input.job, '/body/job');
-      const stored = await schedules.create(randomUUID(), fields);
-      await applyCalendar(stored);
-      return withNextRun(stored);
+      const id = randomUUID();
+      return deps.db.transaction(async (tx) => {
+        await replan(await schedules.create(id, fields, deps.schedulesMax, tx), tx);
+        return shown((await schedules.get(id, tx))!);
+      });
     },
 
     async getSchedule(id) {
       const stored = await schedules.get(id);
       if (stored === undefined) throw new NotFound(`Schedule ${id} does not exist.`);
-      return withNextRun(stored);
+      return shown(stored);
     },
 
-    listSchedules: (items) => items.map(withNextRun),
+    listSchedules: (items) => items.map(shown),
 
     async updateSchedule(id, patch) {
       const current = await schedules.get(id);
@@ -206,9 +233,10 @@ export function createJobService(deps: JobServiceDeps): JobService {
       }
       checkCalendar(fields, patch);
       if (patch.job !== undefined) check(patch.job, '/body/job');
-      const stored = (await schedules.update(id, fields))!;
-      await applyCalendar(stored);
-      return withNextRun(stored);
+      return deps.db.transaction(async (tx) => {
+        await replan((await schedules.update(id, fields, tx))!, tx);
+        return shown((await schedules.get(id, tx))!);
+      });
     },
 
     async runSchedule(id, { manual }) {
@@ -234,8 +262,37 @@ export function createJobService(deps: JobServiceDeps): JobService {
     },
 
     async deleteSchedule(id) {
+      // Its queued message finds no schedule when due, and does nothing.
       if (!(await schedules.delete(id))) throw new NotFound(`Schedule ${id} does not exist.`);
-      await queue.unschedule(JOB_QUEUES.scheduled, id);
+    },
+
+    async fireSchedule(id, at) {
+      if (at === undefined) {
+        // A calendar entry of a release before migration 14 (the queue evaluated every entry on each
+        // pass): taken out; the schedule has its own planned message.
+        await queue.unschedule(JOB_QUEUES.scheduled, id);
+        return undefined;
+      }
+      const schedule = await schedules.get(id);
+      if (schedule === undefined || schedule.next_run_at !== at) return undefined;
+      // After a late firing (workers were down), the next due time counts from now: one catch-up run, not one per missed time.
+      const next = nextAfter(schedule, new Date(Math.max(Date.parse(at), Date.now())));
+      if (!(await deps.db.transaction((tx) => plan(id, next, at, tx)))) return undefined;
+      return this.runSchedule(id, { manual: false });
+    },
+
+    async planSchedules() {
+      let planned = 0;
+      for (;;) {
+        const batch = await schedules.unplanned(500);
+        let moved = 0;
+        for (const stored of batch) {
+          const next = nextAfter(stored, new Date());
+          if (next !== null && (await deps.db.transaction((tx) => plan(stored.id, next, null, tx)))) moved++;
+        }
+        planned += moved;
+        if (moved === 0 || batch.length < 500) return planned;
+      }
     },
   };
 }

@@ -38,7 +38,7 @@ export interface JobSystemDeps {
   fetcher: Pick<PageFetcher, 'fetchResource' | 'robots'>;
   recorder: Pick<ProductRecorder, 'recordScraped' | 'finishRun' | 'published'>;
   articles: Pick<ArticleRecorder, 'recordArticles'>;
-  settings: { demoSiteUrl: string; allowPrivateNetworks: boolean; defaultTimeoutMs: number; runDeadlineMs: number; workerConcurrency: number };
+  settings: { demoSiteUrl: string; allowPrivateNetworks: boolean; defaultTimeoutMs: number; runDeadlineMs: number; workerConcurrency: number; schedulesMax: number };
   logger?: { warn(details: object, message: string): void; info(details: object, message: string): void };
 }
 
@@ -61,6 +61,7 @@ export function createJobSystem(deps: JobSystemDeps): JobSystem {
     queue: deps.queue,
     demoSiteUrl: settings.demoSiteUrl,
     allowPrivateNetworks: settings.allowPrivateNetworks,
+    schedulesMax: settings.schedulesMax,
     changed,
   });
   const crawls = createCrawlRunner({
@@ -89,6 +90,7 @@ export function createJobSystem(deps: JobSystemDeps): JobSystem {
     async work() {
       const concurrency = settings.workerConcurrency;
       await deps.queue.work(JOB_QUEUES.job, { concurrency }, runner.handlers.job);
+      await service.planSchedules();
       await deps.queue.work(JOB_QUEUES.scheduled, { concurrency: 1 }, runner.handlers.scheduled);
       // Crawl pages come in thousands: claimed and completed a few at a time, in two batches so that
       // one slow page does not idle every slot.

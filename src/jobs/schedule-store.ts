@@ -1,5 +1,6 @@
 // Schedules in the relational database: what to run and when. The queue's cron (pg-boss) fires them.
 import type { Database, Queryable } from '../db/database.js';
+import { LimitReached } from '../problems.js';
 import { splitSecrets } from '../redact.js';
 import type { JobRequest, Schedule, ScheduleListQuery } from './job-schema.js';
 
@@ -7,10 +8,10 @@ const isoTime = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY
 
 const COLUMNS = `id, name, cron, every_minutes, timezone, job, paused, allow_overlap, runs, skipped,
   ${isoTime('last_run_at')} AS last_run_at, last_job_id, ${isoTime('last_skipped_at')} AS last_skipped_at,
-  ${isoTime('created_at')} AS created_at, ${isoTime('updated_at')} AS updated_at`;
+  ${isoTime('next_run_at')} AS next_run_at, ${isoTime('created_at')} AS created_at, ${isoTime('updated_at')} AS updated_at`;
 
-/** A schedule as stored; `next_run_at` is the queue's to compute. */
-export type StoredSchedule = Omit<Schedule, 'next_run_at' | 'job'> & { job: JobRequest };
+/** A schedule as stored, with its next due time (null: paused, or not planned yet). */
+export type StoredSchedule = Omit<Schedule, 'job'> & { job: JobRequest };
 
 export interface ScheduleFields {
   name: string | null;
@@ -23,7 +24,8 @@ export interface ScheduleFields {
 }
 
 export interface ScheduleStore {
-  create(id: string, fields: ScheduleFields, tx?: Queryable): Promise<StoredSchedule>;
+  /** Refuses (LimitReached, nothing stored) a schedule beyond `max` (SCHEDULES_MAX). */
+  create(id: string, fields: ScheduleFields, max: number, tx?: Queryable): Promise<StoredSchedule>;
   get(id: string, tx?: Queryable): Promise<StoredSchedule | undefined>;
   list(query: ScheduleListQuery): Promise<{ items: StoredSchedule[]; total: number }>;
   update(id: string, fields: ScheduleFields, tx?: Queryable): Promise<StoredSchedule | undefined>;
@@ -34,8 +36,13 @@ export interface ScheduleStore {
   jobToRun(id: string, tx?: Queryable): Promise<JobRequest | undefined>;
   /** The schedules whose job starts at one of `urls` (as given), oldest first. */
   withJobUrls(urls: readonly string[]): Promise<StoredSchedule[]>;
-  /** Every schedule that is not paused, to put them all back in the queue's calendar at start. */
-  active(): Promise<StoredSchedule[]>;
+  /**
+   * Moves the next due time from `from` to `to` (null: none) where it still is `from` (undefined:
+   * whatever it is); answers whether it did. The firing that moves it is the one that runs.
+   */
+  moveNextRun(id: string, from: string | null | undefined, to: string | null, tx?: Queryable): Promise<boolean>;
+  /** Up to `limit` schedules that are not paused and have no next due time yet (older releases'). */
+  unplanned(limit: number): Promise<StoredSchedule[]>;
 }
 
 /** The job as shown, and as sent when a URL in it holds a password (kept apart, never served). */
@@ -46,13 +53,20 @@ function jobColumns(job: JobRequest): [string, string | null] {
 
 export function createScheduleStore(db: Database): ScheduleStore {
   return {
-    async create(id, f, tx = db) {
-      const rows = await tx.query<StoredSchedule>(
-        `INSERT INTO schedules (id, name, cron, every_minutes, timezone, job, job_private, paused, allow_overlap)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${COLUMNS}`,
-        [id, f.name, f.cron, f.every_minutes, f.timezone, ...jobColumns(f.job), f.paused, f.allow_overlap],
-      );
-      return rows[0]!;
+    async create(id, f, max, tx) {
+      const insert = async (q: Queryable) => {
+        // Locked against other writers, so two requests cannot both take the last place.
+        await q.exec('LOCK TABLE schedules IN SHARE ROW EXCLUSIVE MODE');
+        const [count] = await q.query<{ n: number }>('SELECT count(*)::int AS n FROM schedules');
+        if (count!.n >= max) throw new LimitReached(`There are ${count!.n} schedules, the most SCHEDULES_MAX allows (${max}); delete one first.`);
+        const rows = await q.query<StoredSchedule>(
+          `INSERT INTO schedules (id, name, cron, every_minutes, timezone, job, job_private, paused, allow_overlap)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${COLUMNS}`,
+          [id, f.name, f.cron, f.every_minutes, f.timezone, ...jobColumns(f.job), f.paused, f.allow_overlap],
+        );
+        return rows[0]!;
+      };
+      return tx === undefined ? db.transaction(insert) : insert(tx);
     },
 
     async get(id, tx = db) {
@@ -103,6 +117,12 @@ export function createScheduleStore(db: Database): ScheduleStore {
 
     withJobUrls: (urls) => db.query<StoredSchedule>(`SELECT ${COLUMNS} FROM schedules WHERE job->>'url' = ANY ($1::text[]) ORDER BY schedules.created_at, id`, [urls]),
 
-    active: () => db.query<StoredSchedule>(`SELECT ${COLUMNS} FROM schedules WHERE NOT paused`),
+    async moveNextRun(id, from, to, tx = db) {
+      const where = from === undefined ? '' : from === null ? ' AND next_run_at IS NULL' : ' AND next_run_at = $3::timestamptz';
+      const rows = await tx.query(`UPDATE schedules SET next_run_at = $2::timestamptz WHERE id = $1${where} RETURNING id`, from ? [id, to, from] : [id, to]);
+      return rows.length > 0;
+    },
+
+    unplanned: (limit) => db.query<StoredSchedule>(`SELECT ${COLUMNS} FROM schedules WHERE next_run_at IS NULL AND NOT paused ORDER BY schedules.created_at LIMIT $1`, [limit]),
   };
 }

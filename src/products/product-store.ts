@@ -282,8 +282,18 @@ export function createProductStore(db: Database): ProductStore {
       // One key may appear twice in a run (a listing repeating a product); the last sighting wins,
       // since ON CONFLICT cannot touch the same row twice in one statement.
       const unique = [...new Map(items.map((item) => [item.scrape_key, item])).values()];
-      if (unique.length === 0) return { products: [], created: 0, updated: 0, sightings: [] };
-      return upsertBatch(tx, unique, seenBy);
+      const result: UpsertResult = { products: [], created: 0, updated: 0, sightings: [] };
+      // A statement at a time of UPSERT_BATCH rows, the event loop let go in between: PGlite runs on
+      // this thread, and one statement of 20,000 rows held it for seconds.
+      for (let from = 0; from < unique.length; from += UPSERT_BATCH) {
+        if (from > 0) await new Promise((resolve) => setImmediate(resolve));
+        const batch = await upsertBatch(tx, unique.slice(from, from + UPSERT_BATCH), seenBy);
+        result.products.push(...batch.products);
+        result.created += batch.created;
+        result.updated += batch.updated;
+        result.sightings.push(...batch.sightings);
+      }
+      return result;
     },
   };
 }
@@ -314,6 +324,9 @@ async function rankedBatches(db: Queryable, where: Where, rank: string, params: 
   }
   return { total: ids.length, first, rest: offset + batchSize < ids.length ? rest() : undefined };
 }
+
+/** Rows per upsert statement of a run's products. */
+export const UPSERT_BATCH = 500;
 
 /** A changed product's tracked values before the write, and its last sighting: price, currency, list price, availability, time, run. */
 type PriorState = [number | null, string | null, number | null, string | null, string, string | null];

@@ -112,8 +112,8 @@ export function createPgBossQueue(options: PgBossQueueOptions): Queue {
       await boss.unschedule(name, key);
     },
 
-    nextRun(expression, timezone) {
-      const [next] = boss.previewSchedule(expression, { tz: timezone, count: 1, from: new Date() });
+    nextRun(expression, timezone, from = new Date()) {
+      const [next] = boss.previewSchedule(expression, { tz: timezone, count: 1, from });
       return next ?? null;
     },
 

@@ -61,8 +61,8 @@ export interface Queue {
   /** Puts `key` in `name`'s calendar (or replaces it): `data` is enqueued once per due time, across all processes. */
   schedule<T extends object>(name: string, key: string, expression: string, timezone: string, data: T): Promise<void>;
   unschedule(name: string, key: string): Promise<void>;
-  /** When an expression fires next after now; throws a readable Error when it is not valid. */
-  nextRun(expression: string, timezone: string): Date | null;
+  /** When an expression fires next after `from` (default now); throws a readable Error when it is not valid. */
+  nextRun(expression: string, timezone: string, from?: Date): Date | null;
   /** Handles `name`'s messages in this process. */
   work<T extends object>(name: string, options: WorkOptions, handler: Handler<T>): Promise<void>;
   /**

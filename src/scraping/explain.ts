@@ -2,6 +2,7 @@
 import { describeTarget, type TargetVerdict } from '../egress/address-guard.js';
 import type { FetchTrace } from '../egress/page-fetcher.js';
 import { toProblem } from '../problems.js';
+import { type ExplainCut, firstListed } from './extract/explain-bounds.js';
 import type { PageExtractor } from './extract/pool.js';
 import type { Selectors } from './extract/types.js';
 import { followPagination } from './follow-pagination.js';
@@ -15,6 +16,8 @@ export interface ExplainDeps {
   extract: PageExtractor;
   demoSiteUrl: string;
   allowPrivateNetworks: boolean;
+  /** A page's timeout where the request gives no `timeout_ms`. */
+  defaultTimeoutMs: number;
 }
 
 /** How a page was loaded: what the fetcher traced plus what came back. */
@@ -75,13 +78,19 @@ export async function explainScrape(deps: ExplainDeps, request: ScrapeRequest, s
     }));
   try {
     checkScrapeRequest(request, deps.allowPrivateNetworks);
-    const read = pageReader(recording(deps.loader.forRequest(request), records), deps.extract, {
-      ...(request.selectors === undefined ? {} : { selectors: request.selectors as Selectors }),
-      explain: true,
-    });
+    const read = pageReader(
+      recording(deps.loader.forRequest(request), records),
+      deps.extract,
+      {
+        ...(request.selectors === undefined ? {} : { selectors: request.selectors as Selectors }),
+        explain: true,
+      },
+      request.timeout_ms ?? deps.defaultTimeoutMs,
+    );
     const followed = await followPagination(sourceUrl, request.max_pages ?? 1, read, { signal });
     const items = followed.pages.flatMap((page) => page.items.map((item) => ({ ...item, page_url: page.url })));
     const fetched = fetches();
+    const cuts: ExplainCut[] = [];
     return {
       stored: false,
       mode,
@@ -100,12 +109,14 @@ export async function explainScrape(deps: ExplainDeps, request: ScrapeRequest, s
         article_candidates: page.explanation!.article_candidates,
         articles: page.explanation!.articles,
         timings_ms: page.explanation!.timings_ms,
+        truncated: page.explanation!.truncated,
       })),
       fetches: fetched,
       count: items.length,
-      products: items,
+      products: firstListed(items, 'products', cuts),
       articles: followed.pages.flatMap((page) => page.articles.map((article) => ({ ...article, page_url: page.url }))),
       ...(followed.stopped ? { warning: followed.stopped } : {}),
+      truncated: cuts,
       timings_ms: {
         guard: guardMs,
         fetch: fetched.reduce((sum, f) => sum + (f.ms ?? 0), 0),

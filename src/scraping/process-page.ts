@@ -1,5 +1,6 @@
 // One loaded page through extraction: what it is, its items and articles, its next page and links.
 import { raceAbort } from '../egress/abort.js';
+import { UpstreamTimeout } from '../problems.js';
 import type { FetchedPage } from '../egress/page-fetcher.js';
 import type { ExtractOptions } from './extract/index.js';
 import type { PageExtractor } from './extract/pool.js';
@@ -14,11 +15,30 @@ export interface ProcessedPage extends ExtractionResult {
 /** Reads one page: load, then process. */
 export type ReadPage = (url: string, signal: AbortSignal) => Promise<ProcessedPage>;
 
-export async function processPage(loaded: FetchedPage, extract: PageExtractor, options: ExtractOptions): Promise<ProcessedPage> {
-  return { url: loaded.url, ...(await extract(loaded.html, loaded.url, options)) };
+/**
+ * Extraction stops when `signal` aborts (the run's deadline, a cancel) or after the page's own
+ * timeout (`timeout_ms`): a page that would take minutes to extract outlives neither.
+ */
+export async function processPage(
+  loaded: FetchedPage,
+  extract: PageExtractor,
+  options: ExtractOptions,
+  limits: { signal?: AbortSignal | undefined; timeoutMs: number },
+): Promise<ProcessedPage> {
+  const timeout = new AbortController();
+  const timer = setTimeout(
+    () => timeout.abort(new UpstreamTimeout(`Extracting ${loaded.url} took longer than the page timeout of ${limits.timeoutMs} ms (timeout_ms); it was stopped.`)),
+    limits.timeoutMs,
+  );
+  try {
+    const signal = limits.signal === undefined ? timeout.signal : AbortSignal.any([limits.signal, timeout.signal]);
+    return { url: loaded.url, ...(await extract(loaded.html, loaded.url, options, signal)) };
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Load and process, as one step; a loader that ignores the signal still does not outlive an abort. */
-export function pageReader(load: LoadPage, extract: PageExtractor, options: ExtractOptions): ReadPage {
-  return async (url, signal) => processPage(await raceAbort(load(url, { signal }), signal), extract, options);
+export function pageReader(load: LoadPage, extract: PageExtractor, options: ExtractOptions, timeoutMs: number): ReadPage {
+  return async (url, signal) => processPage(await raceAbort(load(url, { signal }), signal), extract, options, { signal, timeoutMs });
 }

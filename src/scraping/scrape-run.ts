@@ -36,6 +36,8 @@ export interface ScraperDeps {
   maxQueued: number;
   /** The longest a whole run may take (SCRAPE_RUN_DEADLINE_MS): past it the run stops with a 504. */
   runDeadlineMs: number;
+  /** A page's timeout (SCRAPE_TIMEOUT_MS) where a request gives no `timeout_ms`: its load, then its extraction. */
+  defaultTimeoutMs: number;
   now?: () => Date;
 }
 
@@ -121,7 +123,12 @@ export function createScraper(deps: ScraperDeps): Scraper {
     let stored: StoredPages;
     try {
       checkScrapeRequest(request, deps.allowPrivateNetworks);
-      const read = pageReader(deps.loader.forRequest(request), deps.extract, request.selectors === undefined ? {} : { selectors: request.selectors as Selectors });
+      const read = pageReader(
+        deps.loader.forRequest(request),
+        deps.extract,
+        request.selectors === undefined ? {} : { selectors: request.selectors as Selectors },
+        request.timeout_ms ?? deps.defaultTimeoutMs,
+      );
       followed = await followPagination(sourceUrl, request.max_pages ?? 1, read, {
         signal,
         onPage: (page) => {

@@ -96,6 +96,12 @@ export const ScrapeResult = Type.Object({
 });
 export type ScrapeResult = Static<typeof ScrapeResult>;
 
+const Truncation = Type.Object({
+  list: Type.String({ description: 'The list cut, e.g. "candidates.product-cards", "items", "products"' }),
+  shown: Type.Integer({ description: 'Entries shown (the first ones)' }),
+  total: Type.Integer({ description: 'Entries there were' }),
+});
+
 const ExplainedPage = Type.Object(
   {
     url: Type.String(),
@@ -119,6 +125,7 @@ const ExplainedPage = Type.Object(
       ),
     ),
     timings_ms: Open('Parse and extract time of this page', { parse: Type.Number(), extract: Type.Number() }),
+    truncated: Type.Array(Truncation, { description: 'The lists of this page cut to their first 100 entries (candidates per source, items, articles): empty when none was' }),
   },
   { additionalProperties: true },
 );
@@ -133,9 +140,10 @@ export const ScrapeExplanation = Type.Object(
     pages: Type.Array(ExplainedPage),
     fetches: Type.Array(Open('Every page load attempted, in order, failed ones included')),
     count: Type.Integer({ description: 'Products a scrape would store' }),
-    products: Type.Array(Open('The items as a scrape would store them, each with per-field provenance and its page URL')),
+    products: Type.Array(Open('The items as a scrape would store them, each with per-field provenance and its page URL: the first 100 (`count` says how many)')),
     articles: Type.Array(ExtractedArticleSchema, { description: 'The articles as extracted, each with per-field provenance and its page URL' }),
     warning: Type.Optional(Type.String()),
+    truncated: Type.Array(Truncation, { description: 'The lists of the answer cut to their first 100 entries (`products`): empty when none was' }),
     timings_ms: Open('Time per phase', { guard: Type.Number(), fetch: Type.Number(), extract: Type.Number(), total: Type.Number() }),
   },
   { $id: 'ScrapeExplanation', additionalProperties: true },
@@ -149,7 +157,7 @@ export interface ScrapeExplanation {
   source_url: string;
   target: TargetVerdict;
   pages: Array<
-    Pick<PageExplanation, 'page_type' | 'candidates' | 'skipped' | 'dropped' | 'items' | 'article_candidates' | 'articles' | 'timings_ms'> & {
+    Pick<PageExplanation, 'page_type' | 'candidates' | 'skipped' | 'dropped' | 'items' | 'article_candidates' | 'articles' | 'timings_ms' | 'truncated'> & {
       url: string;
       fetch: object | null;
       extractor: string | null;
@@ -160,5 +168,6 @@ export interface ScrapeExplanation {
   products: Array<ExtractedItem & { page_url: string }>;
   articles: Array<ExtractedArticle & { page_url: string }>;
   warning?: string;
+  truncated: Array<{ list: string; shown: number; total: number }>;
   timings_ms: { guard: number; fetch: number; extract: number; total: number };
 }

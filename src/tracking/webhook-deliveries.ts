@@ -16,7 +16,7 @@ export const DELIVERY_QUEUE = 'webhook-delivery';
 export const DELIVERY_POLICY: QueuePolicy = { retryLimit: 0, expireInSeconds: 120 };
 
 export interface WebhookDeliveries {
-  /** In the events' own transaction: a delivery for each enabled webhook that wants each event. */
+  /** In the events' own transaction: a delivery for each target URL that an enabled webhook wants each event at. */
   fanOut(events: readonly StoredEvent[], tx: Queryable): Promise<void>;
   /** An SQL condition true when no enabled webhook wants any of `types` (an SQL text[] expression). */
   noneListening(types: string): string;
@@ -37,8 +37,19 @@ export function createWebhookDeliveries(deps: { webhooks: Pick<WebhookStore, 'li
     async fanOut(events, tx) {
       if (events.length === 0) return;
       const listening = await deps.webhooks.listening([...new Set(events.map((e) => e.type))], tx);
+      // One delivery per target URL and event, by the oldest webhook that wants it: subscribing one
+      // URL many times does not multiply what it receives.
+      const sent = new Set<string>();
       const deliveries = listening.flatMap((webhook) =>
-        events.filter((event) => wants(webhook, event)).map((event) => ({ webhook_id: webhook.id, event_id: event.id, attempt: 1 })),
+        events
+          .filter((event) => wants(webhook, event))
+          .filter((event) => {
+            const key = JSON.stringify([webhook.target, event.id]);
+            if (sent.has(key)) return false;
+            sent.add(key);
+            return true;
+          })
+          .map((event) => ({ webhook_id: webhook.id, event_id: event.id, attempt: 1 })),
       );
       await enqueue(deliveries, { tx });
     },

@@ -1,5 +1,6 @@
 // Webhook subscriptions and the record of every delivery attempt, in the relational database.
 import type { Database, Queryable } from '../db/database.js';
+import { LimitReached } from '../problems.js';
 import { redactUrl } from '../redact.js';
 
 export interface WebhookFilter {
@@ -37,7 +38,14 @@ export interface Delivery {
   created_at: string;
 }
 
+/** How many subscriptions may exist in all and to one target URL (WEBHOOKS_MAX, WEBHOOKS_PER_URL). */
+export interface WebhookLimits {
+  total: number;
+  perUrl: number;
+}
+
 export interface WebhookStore {
+  /** Refuses (LimitReached, nothing stored) a subscription beyond the limits. */
   create(id: string, fields: { url: string; events: string[]; secret: string; filter: WebhookFilter | null }): Promise<Webhook>;
   get(id: string): Promise<WebhookWithSecret | undefined>;
   list(query: { limit: number; offset: number }): Promise<{ items: Webhook[]; total: number }>;
@@ -45,8 +53,8 @@ export interface WebhookStore {
   delete(id: string): Promise<boolean>;
   /** Where deliveries go: the URL as given, a password in it included (Webhook.url shows it masked). */
   deliveryUrl(id: string): Promise<string | undefined>;
-  /** Enabled webhooks listening for any of `types`, inside `tx` (the events' own transaction). */
-  listening(types: readonly string[], tx: Queryable): Promise<Array<Pick<Webhook, 'id' | 'events' | 'filter'>>>;
+  /** Enabled webhooks listening for any of `types`, inside `tx` (the events' own transaction), oldest first, each with where it delivers. */
+  listening(types: readonly string[], tx: Queryable): Promise<Array<Pick<Webhook, 'id' | 'events' | 'filter'> & { target: string }>>;
   disable(id: string, reason: string): Promise<void>;
   recordDelivery(delivery: Omit<Delivery, 'created_at'>): Promise<void>;
   deliveries(webhookId: string, query: { limit: number; offset: number }): Promise<{ items: Delivery[]; total: number }>;
@@ -77,18 +85,42 @@ export function listeningTo(types: string): string {
   return `enabled AND (events && ${types} OR '*' = ANY (events))`;
 }
 
-export function createWebhookStore(db: Database): WebhookStore {
+/** Where a webhook delivers: the URL as given, a password in it included. */
+const TARGET = 'COALESCE(url_private, url)';
+
+/**
+ * Refuses a subscription to `url` (other than `except`) beyond the limits. Run in the writing
+ * transaction after locking the table against other writers, so two requests cannot both pass.
+ */
+async function assertRoom(tx: Queryable, limits: WebhookLimits, url: string, options: { counted: boolean; except?: string }): Promise<void> {
+  await tx.exec('LOCK TABLE webhooks IN SHARE ROW EXCLUSIVE MODE');
+  const [row] = await tx.query<{ total: number; same: number }>(
+    `SELECT count(*)::int AS total, (count(*) FILTER (WHERE ${TARGET} = $1 AND id IS DISTINCT FROM $2))::int AS same FROM webhooks`,
+    [url, options.except ?? null],
+  );
+  if (options.counted && row!.total >= limits.total) {
+    throw new LimitReached(`There are ${row!.total} webhooks, the most WEBHOOKS_MAX allows (${limits.total}); delete one first.`);
+  }
+  if (row!.same >= limits.perUrl) {
+    throw new LimitReached(`${row!.same} webhooks already deliver to this URL, the most WEBHOOKS_PER_URL allows (${limits.perUrl}); one subscription can list several events.`);
+  }
+}
+
+export function createWebhookStore(db: Database, limits: WebhookLimits = { total: Number.POSITIVE_INFINITY, perUrl: Number.POSITIVE_INFINITY }): WebhookStore {
   return {
     async create(id, f) {
-      const rows = await db.query<Webhook>(`INSERT INTO webhooks (id, url, url_private, events, secret, filter) VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`, [
-        id,
-        redactUrl(f.url),
-        privateUrl(f.url),
-        f.events,
-        f.secret,
-        f.filter === null ? null : JSON.stringify(f.filter),
-      ]);
-      return toWebhook(rows[0]!);
+      return db.transaction(async (tx) => {
+        await assertRoom(tx, limits, f.url, { counted: true });
+        const rows = await tx.query<Webhook>(`INSERT INTO webhooks (id, url, url_private, events, secret, filter) VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`, [
+          id,
+          redactUrl(f.url),
+          privateUrl(f.url),
+          f.events,
+          f.secret,
+          f.filter === null ? null : JSON.stringify(f.filter),
+        ]);
+        return toWebhook(rows[0]!);
+      });
     },
 
     async get(id) {
@@ -122,7 +154,10 @@ export function createWebhookStore(db: Database): WebhookStore {
         set('enabled', f.enabled);
         if (f.enabled) sets.push('disabled_reason = NULL');
       }
-      const rows = await db.query<Webhook>(`UPDATE webhooks SET ${[...sets, 'updated_at = now()'].join(', ')} WHERE id = $1 RETURNING ${COLUMNS}`, params);
+      const rows = await db.transaction(async (tx) => {
+        if (f.url !== undefined) await assertRoom(tx, limits, f.url, { counted: false, except: id });
+        return tx.query<Webhook>(`UPDATE webhooks SET ${[...sets, 'updated_at = now()'].join(', ')} WHERE id = $1 RETURNING ${COLUMNS}`, params);
+      });
       return rows[0] === undefined ? undefined : toWebhook(rows[0]);
     },
 
@@ -136,7 +171,10 @@ export function createWebhookStore(db: Database): WebhookStore {
     },
 
     async listening(types, tx) {
-      const rows = await tx.query<Pick<Webhook, 'id' | 'events' | 'filter'>>(`SELECT id, events, filter FROM webhooks WHERE ${listeningTo('$1::text[]')}`, [types]);
+      const rows = await tx.query<Pick<Webhook, 'id' | 'events' | 'filter'> & { target: string }>(
+        `SELECT id, events, filter, ${TARGET} AS target FROM webhooks WHERE ${listeningTo('$1::text[]')} ORDER BY created_at, id`,
+        [types],
+      );
       return rows.map((row) => ({ ...row, events: textArray(row.events) }));
     },
 

@@ -6,7 +6,7 @@ import { migrate } from '../../src/db/migrate.js';
 import { migrations } from '../../src/db/migrations/index.js';
 import { Product } from '../../src/products/product-schema.js';
 import { likePattern, searchCondition } from '../../src/products/product-search.js';
-import { createProductStore, type ProductStore, type ScrapedProduct, type UpsertResult } from '../../src/products/product-store.js';
+import { createProductStore, type ProductStore, type ScrapedProduct, UPSERT_BATCH, type UpsertResult } from '../../src/products/product-store.js';
 import { backends, warnIfNoPostgres } from '../helpers.js';
 import { until } from '../wait.js';
 
@@ -136,6 +136,35 @@ for (const backend of backends()) {
       assert.deepEqual(second.products.map((p) => p.id).sort(), first.products.map((p) => p.id).sort());
       assert.equal((await store.get(first.products[1]!.id))?.price, 9.5);
       assert.deepEqual(await upsert([]), { products: [], created: 0, updated: 0, sightings: [] });
+    });
+
+    test('a run of 5,000 products is stored a statement of UPSERT_BATCH rows at a time, the event loop turning in between; one transaction still', async () => {
+      const items = Array.from({ length: 5_000 }, (_, n) => ({
+        scrape_key: `https://bulk.example/p${n}`,
+        title: `Bulk ${n}`,
+        price: 1 + n / 100,
+        currency: 'EUR',
+        description: null,
+        source_url: `https://bulk.example/p${n}`,
+      }));
+      // Counts the event loop's turns while the run is written (PGlite runs each statement on this thread).
+      let turns = 0;
+      let writing = true;
+      const spin = () => {
+        if (!writing) return;
+        turns++;
+        setImmediate(spin);
+      };
+      setImmediate(spin);
+      const stored = await upsert(items);
+      writing = false;
+      assert.deepEqual([stored.created, stored.products.length, stored.sightings.length], [5_000, 5_000, 5_000]);
+      assert.ok(turns >= Math.ceil(5_000 / UPSERT_BATCH) - 1, `the event loop turned ${turns} times`);
+      // A bad row in a later statement undoes the earlier ones too.
+      const before = (await store.list({})).total;
+      const later = items.map((item, n) => ({ ...item, scrape_key: `https://bulk.example/q${n}`, price: n === 4_000 ? -1 : item.price }));
+      await assert.rejects(upsert(later));
+      assert.equal((await store.list({})).total, before);
     });
 
     test('a failing batch stores nothing (one transaction)', async () => {

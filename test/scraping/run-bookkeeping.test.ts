@@ -45,7 +45,7 @@ test('numbered pages requested ahead are stopped as soon as the pagination ends 
         reject(signal.reason);
       });
     });
-  const result = await followPagination('https://shop.example/catalogue/page-1.html', 10, pageReader(load, extractInline, {}));
+  const result = await followPagination('https://shop.example/catalogue/page-1.html', 10, pageReader(load, extractInline, {}, 15_000));
   assert.equal(result.pages.length, 2);
   assert.equal(result.complete, true);
   const unneeded = Array.from({ length: 8 }, (_, i) => `https://shop.example/catalogue/page-${i + 3}.html`);

@@ -1,5 +1,6 @@
 // A browser-like DOM of a page (linkedom), for the article body: Readability needs one, the rest of extraction does not.
 import { DOMParser } from 'linkedom';
+import { boundNesting } from './nesting-bound.js';
 
 /**
  * The few DOM members the article modules use, typed here because the project compiles without the
@@ -53,7 +54,8 @@ export function isDomElement(node: DomNode): node is DomElement {
  * <html> element is wrapped in one first; null when the parser throws (it tolerates any markup).
  */
 export function parseDocument(html: string): DomDocument | null {
-  const whole = /<html[\s>]/i.test(html) ? html : `<!doctype html><html><head></head><body>${html}</body></html>`;
+  const bounded = boundNesting(html).html;
+  const whole = /<html[\s>]/i.test(bounded) ? bounded : `<!doctype html><html><head></head><body>${bounded}</body></html>`;
   try {
     const document = new DOMParser().parseFromString(whole, 'text/html') as unknown as DomDocument;
     return document.body === null ? null : document;

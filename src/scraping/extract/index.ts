@@ -2,6 +2,7 @@
 import type { Element } from 'domhandler';
 import { proseEvidence } from './article-evidence.js';
 import { describeArticleCandidates, extractArticles } from './article-extraction.js';
+import { boundExplanation } from './explain-bounds.js';
 import { articleListExtractor } from './article-list-extractor.js';
 import { booksListingExtractor } from './books-listing-extractor.js';
 import { classifyPage, decidedByVisiblePage, decidedWithoutHeuristics, type PageEvidence } from './classify.js';
@@ -161,7 +162,7 @@ export function extract(html: string, pageUrl: string, options: ExtractOptions =
   };
   if (options.links === true) result.links = safely(() => pageLinks(page), []);
   if (explain) {
-    result.explanation = {
+    result.explanation = boundExplanation({
       page_type: verdict,
       candidates: describeCandidates(found),
       skipped,
@@ -170,7 +171,7 @@ export function extract(html: string, pageUrl: string, options: ExtractOptions =
       article_candidates: describeArticleCandidates(articles.found),
       articles: articles.explained,
       timings_ms: { parse: round(parsed - started), extract: round(performance.now() - parsed) },
-    };
+    });
   }
   return result;
 }

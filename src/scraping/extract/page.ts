@@ -2,6 +2,7 @@
 import { load, type CheerioAPI } from 'cheerio';
 import type { AnyNode, Element } from 'domhandler';
 import { absoluteUrl, cleanText, descendants, isElement, pageChrome, subtreeSizes } from './dom-helpers.js';
+import { boundNesting } from './nesting-bound.js';
 
 export interface MetaTag {
   /** `property`, else `name`, lower-cased ("og:title", "product:price:amount"). */
@@ -36,7 +37,8 @@ export function parsePage(html: string, url: string): Page | null {
   try {
     // htmlparser2 (cheerio's `xml` option with HTML rules) parses about 2.5x faster than parse5, the
     // parse being most of a crawl's CPU; the extractors need the element tree, not HTML5's repairs.
-    $ = load(typeof html === 'string' ? html : '', { xml: { xmlMode: false, decodeEntities: true } });
+    // Nesting deeper than a browser keeps is flattened first: its parse would cost the square of its depth.
+    $ = load(boundNesting(typeof html === 'string' ? html : '').html, { xml: { xmlMode: false, decodeEntities: true } });
   } catch {
     return null;
   }

@@ -6,8 +6,12 @@ import { extract, type ExtractOptions } from './index.js';
 import type { ExtractTask } from './extract-worker.js';
 import type { ExtractionResult } from './types.js';
 
-/** Extracts a page; the same contract as `extract`, asynchronous. */
-export type PageExtractor = (html: string, pageUrl: string, options?: ExtractOptions) => Promise<ExtractionResult>;
+/**
+ * Extracts a page; the same contract as `extract`, asynchronous. When `signal` aborts (a run's
+ * deadline, a cancel) a page in a thread is stopped there and then (the thread is ended and a new
+ * one takes its place), rejecting with the signal's reason.
+ */
+export type PageExtractor = (html: string, pageUrl: string, options?: ExtractOptions, signal?: AbortSignal) => Promise<ExtractionResult>;
 
 export interface ExtractionPool {
   extract: PageExtractor;
@@ -28,7 +32,10 @@ export const INLINE_BELOW_CHARS = 64 * 1024;
 const WORKER = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? './extract-worker.ts' : './extract-worker.js', import.meta.url));
 
 /** Inline extraction, as a PageExtractor (tests, and EXTRACT_THREADS=0). */
-export const extractInline: PageExtractor = async (html, pageUrl, options = {}) => extract(html, pageUrl, options);
+export const extractInline: PageExtractor = async (html, pageUrl, options = {}, signal) => {
+  signal?.throwIfAborted();
+  return extract(html, pageUrl, options);
+};
 
 export function createExtractionPool(options: { threads: number }): ExtractionPool {
   if (options.threads <= 0) return { extract: extractInline, threads: 0, threaded: 0, close: async () => undefined };
@@ -44,8 +51,15 @@ export function createExtractionPool(options: { threads: number }): ExtractionPo
     get threaded() {
       return pool.completed;
     },
-    extract: (html, pageUrl, extractOptions = {}) =>
-      html.length < INLINE_BELOW_CHARS ? extractInline(html, pageUrl, extractOptions) : pool.run({ html, pageUrl, options: extractOptions }),
+    extract: async (html, pageUrl, extractOptions = {}, signal) => {
+      if (html.length < INLINE_BELOW_CHARS) return extractInline(html, pageUrl, extractOptions, signal);
+      if (signal === undefined) return pool.run({ html, pageUrl, options: extractOptions });
+      signal.throwIfAborted();
+      // Piscina ends the thread of an aborted task; its own AbortError says less than the reason.
+      return pool.run({ html, pageUrl, options: extractOptions }, { signal }).catch((error: unknown) => {
+        throw signal.aborted ? signal.reason : error;
+      });
+    },
     close: () => pool.destroy(),
   };
 }

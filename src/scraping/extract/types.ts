@@ -148,6 +148,8 @@ export interface PageExplanation {
   /** Per article: each field's choice and why, and how the body was found. */
   articles: ExplainedArticle[];
   timings_ms: { parse: number; extract: number };
+  /** The lists cut to their first entries (explain-bounds.ts): which, how many shown, how many there were. */
+  truncated: Array<{ list: string; shown: number; total: number }>;
 }
 
 export interface ExtractionResult {

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { extract } from '../../../src/scraping/extract/index.js';
 import { createExtractionPool, INLINE_BELOW_CHARS } from '../../../src/scraping/extract/pool.js';
+import { processPage } from '../../../src/scraping/process-page.js';
 import { renderCataloguePage } from '../../fixtures/books-catalogue.js';
 
 test('a big page is extracted in a worker thread with the same result as inline; a small one inline', async (t) => {
@@ -33,4 +34,36 @@ test('EXTRACT_THREADS=0 extracts inline', async () => {
   assert.equal((await pool.extract(page, 'https://shop.example/')).items.length, extract(page, 'https://shop.example/').items.length);
   assert.equal(pool.threaded, 0);
   await pool.close();
+});
+
+test('a page whose run is stopped (deadline, cancel) is stopped in its thread: the reason comes back, the pool goes on with a new thread', async (t) => {
+  const pool = createExtractionPool({ threads: 1 });
+  t.after(() => pool.close());
+  const url = 'https://shop.example/';
+  const big = renderCataloguePage(1)!.replace('</body>', `<div hidden>${'<p>filler paragraph of a long page</p>'.repeat(60_000)}</div></body>`);
+  const controller = new AbortController();
+  const reason = new Error('the run reached its deadline');
+  const extraction = pool.extract(big, url, {}, controller.signal);
+  setImmediate(() => controller.abort(reason));
+  await assert.rejects(extraction, (error) => error === reason);
+  assert.equal(pool.threaded, 0, 'the stopped page never completed');
+  // The next page gets the thread that replaced the stopped one.
+  assert.deepEqual(await pool.extract(big, url), extract(big, url));
+  // Aborted before it starts, inline or threaded, a page is not extracted at all.
+  await assert.rejects(pool.extract(renderCataloguePage(1)!, url, {}, AbortSignal.abort(reason)), (error) => error === reason);
+  await assert.rejects(pool.extract(big, url, {}, AbortSignal.abort(reason)), (error) => error === reason);
+});
+
+test("a page's extraction stops at the page timeout (timeout_ms) with a 504 that says so", async (t) => {
+  const pool = createExtractionPool({ threads: 1 });
+  t.after(() => pool.close());
+  const url = 'https://shop.example/';
+  const html = renderCataloguePage(1, { pages: 1, perPage: 2_000 })!;
+  const loaded = { url, html, status: 200, contentType: 'text/html' } as Parameters<typeof processPage>[0];
+  await assert.rejects(processPage(loaded, pool.extract, {}, { timeoutMs: 1 }), (error: Error & { status?: number }) => {
+    assert.equal(error.status, 504);
+    assert.match(error.message, /^Extracting https:\/\/shop\.example\/ took longer than the page timeout of 1 ms \(timeout_ms\)/);
+    return true;
+  });
+  assert.equal((await processPage(loaded, pool.extract, {}, { timeoutMs: 120_000 })).items.length, 2000);
 });

@@ -91,8 +91,16 @@ export function Badge({ value }) {
 }
 
 /** Sets the document title per screen, so history entries and tabs say where they lead. */
+/**
+ * User text set inside a string (not an element of its own, which the stylesheet isolates): between
+ * FIRST STRONG ISOLATE and POP DIRECTIONAL ISOLATE, so a direction override in it ends there.
+ */
+export function isolated(text) {
+  return `\u2068${text}\u2069`;
+}
+
 export function useTitle(title) {
   useEffect(() => {
-    document.title = `${title} · Data aggregator`;
+    document.title = `${isolated(title)} · Data aggregator`;
   }, [title]);
 }

@@ -1,7 +1,7 @@
 // One product: its fields with where each came from, its price history as a chart and a table, its events.
 import { query } from '../lib/api.js';
 import { PriceChart } from '../lib/chart.js';
-import { Badge, Empty, ErrorBox, html, Loading, money, time, useApi, useTitle } from '../lib/ui.js';
+import { Badge, Empty, ErrorBox, html, isolated, Loading, money, time, useApi, useTitle } from '../lib/ui.js';
 import { AlertMe } from './product-alerts.js';
 import { WatchTags } from './watch-tags.js';
 
@@ -19,9 +19,9 @@ function describeEvent(event, currency) {
     case 'product.created':
       return `first seen at ${money(d.price, d.currency ?? currency)}`;
     case 'article.created':
-      return `“${d.title}” first stored${d.has_body ? '' : ' (a listing entry)'}`;
+      return `“${isolated(d.title)}” first stored${d.has_body ? '' : ' (a listing entry)'}`;
     case 'article.updated':
-      return `“${d.title}”: ${d.body_filled ? 'its text was read' : `${(d.changed ?? []).join(' and ')} changed`}`;
+      return `“${isolated(d.title)}”: ${d.body_filled ? 'its text was read' : `${(d.changed ?? []).join(' and ')} changed`}`;
     default:
       return '';
   }
