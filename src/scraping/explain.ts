@@ -4,6 +4,7 @@ import type { FetchTrace } from '../egress/page-fetcher.js';
 import { toProblem } from '../problems.js';
 import type { PageExtractor } from './extract/pool.js';
 import type { Selectors } from './extract/types.js';
+import { siteRuleWarnings } from './run-log.js';
 import { followPagination } from './follow-pagination.js';
 import type { LoadPage, PageLoader } from './page-loader.js';
 import { pageReader } from './process-page.js';
@@ -82,6 +83,7 @@ export async function explainScrape(deps: ExplainDeps, request: ScrapeRequest, s
     const followed = await followPagination(sourceUrl, request.max_pages ?? 1, read, { signal });
     const items = followed.pages.flatMap((page) => page.items.map((item) => ({ ...item, page_url: page.url })));
     const fetched = fetches();
+    const ruleWarnings = siteRuleWarnings(followed.pages);
     return {
       stored: false,
       mode,
@@ -100,12 +102,14 @@ export async function explainScrape(deps: ExplainDeps, request: ScrapeRequest, s
         article_candidates: page.explanation!.article_candidates,
         articles: page.explanation!.articles,
         timings_ms: page.explanation!.timings_ms,
+        ...(page.site_rule === undefined ? {} : { site_rule: page.site_rule }),
       })),
       fetches: fetched,
       count: items.length,
       products: items,
       articles: followed.pages.flatMap((page) => page.articles.map((article) => ({ ...article, page_url: page.url }))),
       ...(followed.stopped ? { warning: followed.stopped } : {}),
+      ...(ruleWarnings.length > 0 ? { site_rule_warnings: ruleWarnings } : {}),
       timings_ms: {
         guard: guardMs,
         fetch: fetched.reduce((sum, f) => sum + (f.ms ?? 0), 0),
