@@ -1,42 +1,18 @@
 // The Site rules screen and explain's "pin" in a real Chromium against a real service: list, create, edit, delete, pin a candidate in one step; axe.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 import type { App } from '../../src/http/base-app.js';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site.js';
 import { backends, chromiumPath, mainServiceOn, noChromium, warnIfNoPostgres } from '../helpers.js';
 import { until } from '../wait.js';
+import { axeFindings, settled, watchedPage } from './browser-checks.js';
+
+/** The browser logs the 422 the form then shows: provoked on purpose. */
+const SHOWN_422 = /status of 422/;
 
 warnIfNoPostgres();
-
-const AXE = readFileSync(fileURLToPath(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url)), 'utf8');
-
-async function settled(page: Page): Promise<void> {
-  await page.locator('main h1').first().waitFor();
-  await page.waitForFunction(() => (globalThis as unknown as { document: { querySelector(s: string): unknown } }).document.querySelector('.loading') === null);
-}
-
-async function watchedPage(context: BrowserContext, origin: string) {
-  const page = await context.newPage();
-  const problems: string[] = [];
-  const outside: string[] = [];
-  page.on('console', (message) => {
-    // A 422 or 409 the screen shows is the browser's console error for a failed fetch, not the page's fault.
-    if (message.type() === 'error' && !/status of (?:409|422)/.test(message.text())) problems.push(`console: ${message.text()}`);
-  });
-  page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
-  page.on('dialog', (dialog) => void dialog.accept());
-  await page.route('**/*', (route) => {
-    const url = route.request().url();
-    if (url.startsWith(`${origin}/`) || url.startsWith('data:')) return route.continue();
-    outside.push(url);
-    return route.abort();
-  });
-  return { page, problems, outside };
-}
 
 for (const backend of backends()) {
   describe(`site rules screens on ${backend.name}`, { skip: noChromium }, () => {
@@ -69,7 +45,7 @@ for (const backend of backends()) {
     });
 
     test('Site rules: create with the form, a bad selector shown as the 422 names it, edit, delete', async () => {
-      const { page, problems, outside } = await watchedPage(context, origin);
+      const { page, problems, outside } = await watchedPage(context, origin, SHOWN_422);
       await page.goto(`${origin}/ui/site-rules`);
       await settled(page);
       await page.getByText('No site rules yet.').waitFor();
@@ -146,14 +122,7 @@ for (const backend of backends()) {
       try {
         const page = await checking.newPage();
         const found: string[] = [];
-        const check = async (state: string) => {
-          await page.addScriptTag({ content: AXE });
-          const violations = await page.evaluate(async () => {
-            const result = await (globalThis as unknown as { axe: { run(): Promise<{ violations: Array<{ id: string; impact: string; nodes: unknown[] }> }> } }).axe.run();
-            return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}, ${v.nodes.length} nodes)`);
-          });
-          for (const v of violations) found.push(`${state}: ${v}`);
-        };
+        const check = async (state: string) => found.push(...(await axeFindings(page, state)));
         await page.goto(`${origin}/ui/site-rules`);
         await settled(page);
         await page.locator('table.site-rules').waitFor();
