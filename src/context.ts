@@ -17,10 +17,13 @@ import type { Queue } from './queue/queue.js';
 import { createArticleRecorder, type ArticleRecorder } from './recording/article-recorder.js';
 import { createProductRecorder, type ProductRecorder } from './recording/product-recorder.js';
 import { createJsonbLogStore } from './scrape-logs/jsonb-log-store.js';
+import { createSiteRuleStore, type SiteRuleStore } from './site-rules/site-rule-store.js';
 import { createTagStore, type TagStore } from './tags/tag-store.js';
 import { interruptDeadRuns, type LogStore } from './scrape-logs/log-store.js';
 import { createBrowserRenderer, findChromium, type BrowserRenderer } from './scraping/browser/index.js';
 import { createExtractionPool, type PageExtractor } from './scraping/extract/pool.js';
+import type { PageType } from './scraping/extract/types.js';
+import { withSiteRules } from './scraping/process-page.js';
 import { createPageLoader, type PageLoader } from './scraping/page-loader.js';
 import { createScraper, type Scraper } from './scraping/scrape-run.js';
 import { createArticleRevisions, type ArticleRevisions } from './tracking/article-revisions.js';
@@ -61,6 +64,8 @@ export interface Context {
   products: ProductStore;
   articles: ArticleStore;
   tags: TagStore;
+  /** Rules users pinned per site (site-rules/), read by the page pipeline's extraction. */
+  siteRules: SiteRuleStore;
   /** Alert rules, channels, firings and their delivery (alerts/). */
   alerts: AlertSystem;
   tracking: { tracker: Tracker; revisions: ArticleRevisions; webhooks: WebhookStore; deliveries: WebhookDeliveries; live: LiveEvents; feed: LiveFeed; sender: WebhookSender };
@@ -154,12 +159,18 @@ export async function createContext(config: Config, options: ContextOptions = {}
     maxConcurrentPages: scrape.globalConcurrency,
     ...(logger ? { logger } : {}),
   });
+  const siteRules = createSiteRuleStore(db);
   const extraction = createExtractionPool({ threads: scrape.extractThreads });
+  // The page pipeline's one extraction step: the thread pool, with the rule pinned for each page's host.
+  const extract = withSiteRules(extraction.extract, async (host) => {
+    const rule = await siteRules.forHost(host);
+    return rule === undefined ? undefined : { id: rule.id, host_pattern: rule.host_pattern, fields: rule.fields, page_type: rule.page_type as PageType | null };
+  });
   const loader = createPageLoader({ fetcher, renderer, defaultTimeoutMs: scrape.timeoutMs });
   const scraper = createScraper({
     db,
     loader,
-    extract: extraction.extract,
+    extract,
     recorder,
     articles: articleRecorder,
     logs,
@@ -176,7 +187,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     logs,
     scraper,
     loader,
-    extract: extraction.extract,
+    extract,
     fetcher,
     recorder,
     articles: articleRecorder,
@@ -200,11 +211,12 @@ export async function createContext(config: Config, options: ContextOptions = {}
     products,
     articles,
     tags,
+    siteRules,
     alerts,
     tracking: { tracker, revisions, webhooks, deliveries, live, feed: createLiveFeed(tracker, live), sender },
     recorder,
     articleRecorder,
-    scraping: { fetcher, renderer, loader, extract: extraction.extract, scraper },
+    scraping: { fetcher, renderer, loader, extract, scraper },
     jobs,
     posts,
     async prepare() {

@@ -84,6 +84,12 @@ export class NotFound extends HttpProblem {
   }
 }
 
+export class Conflict extends HttpProblem {
+  constructor(detail: string) {
+    super(409, 'conflict', 'Conflict', detail);
+  }
+}
+
 export class PayloadTooLarge extends HttpProblem {
   constructor(detail: string) {
     super(413, 'payload-too-large', 'Content Too Large', detail);

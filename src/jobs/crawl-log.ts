@@ -22,6 +22,7 @@ export async function writeCrawlLog(logs: LogStore, job: Job, pages: readonly Fr
       page_type: p.page_type,
       items: (Array.isArray(p.items) ? p.items : []) as ExtractedItem[],
       articles: (Array.isArray(p.articles) ? p.articles : []) as LoggedArticle[],
+      site_rule_warning: p.site_rule_warning,
     })),
     {
       status,

@@ -12,6 +12,7 @@ import type { PageExtractor } from '../scraping/extract/pool.js';
 import type { Selectors } from '../scraping/extract/types.js';
 import type { PageLoader } from '../scraping/page-loader.js';
 import { processPage } from '../scraping/process-page.js';
+import { siteRuleWarning } from '../scraping/run-log.js';
 import { loggedArticle } from '../scraping/run-log.js';
 import { readSitemaps } from '../scraping/sitemap.js';
 import { storePages } from '../scraping/store-page.js';
@@ -169,7 +170,15 @@ export function createCrawlRunner(deps: CrawlRunnerDeps): CrawlRunner {
           if (locked === undefined || FINAL_STATUSES.has(locked.status)) return [];
           const settled = await jobs.settlePage(
             page.id,
-            { status: 'done', pageType: processed.page_type, products: processed.items.length, items: raw, articles: rawArticles, durationMs: elapsed() },
+            {
+              status: 'done',
+              pageType: processed.page_type,
+              products: processed.items.length,
+              items: raw,
+              articles: rawArticles,
+              durationMs: elapsed(),
+              siteRuleWarning: siteRuleWarning(processed),
+            },
             tx,
           );
           if (!settled) return [];

@@ -77,6 +77,8 @@ export interface FrontierPage {
   /** The page's articles as its log keeps them (run-log.ts). */
   articles: unknown[] | null;
   error: unknown;
+  /** What the page's site rule found nothing for (run-log.ts siteRuleWarning). */
+  site_rule_warning: string | null;
 }
 
 export interface JobStore {
@@ -102,7 +104,16 @@ export interface JobStore {
   /** Marks a frontier page done or failed; false when it was not pending (a retry after a crash, say). */
   settlePage(
     pageId: string,
-    outcome: { status: 'done' | 'failed'; pageType?: string; products?: number; items?: unknown[]; articles?: unknown[]; error?: unknown; durationMs?: number },
+    outcome: {
+      status: 'done' | 'failed';
+      pageType?: string;
+      products?: number;
+      items?: unknown[];
+      articles?: unknown[];
+      error?: unknown;
+      durationMs?: number;
+      siteRuleWarning?: string | null;
+    },
     tx: Queryable,
   ): Promise<boolean>;
   pendingPageIds(jobId: string): Promise<string[]>;
@@ -263,7 +274,7 @@ export function createJobStore(db: Database): JobStore {
 
     async settlePage(pageId, outcome, tx) {
       const rows = await tx.query(
-        `UPDATE crawl_frontier SET status = $2, page_type = $3, products = $4, items = $5, error = $6, worker = $7, duration_ms = $8, articles = $9, finished_at = now()
+        `UPDATE crawl_frontier SET status = $2, page_type = $3, products = $4, items = $5, error = $6, worker = $7, duration_ms = $8, articles = $9, site_rule_warning = $10, finished_at = now()
          WHERE id = $1 AND status = 'pending' RETURNING id`,
         [
           pageId,
@@ -275,6 +286,7 @@ export function createJobStore(db: Database): JobStore {
           WORKER,
           outcome.durationMs ?? null,
           outcome.articles === undefined ? null : JSON.stringify(outcome.articles),
+          outcome.siteRuleWarning ?? null,
         ],
       );
       return rows.length > 0;
@@ -291,8 +303,9 @@ export function createJobStore(db: Database): JobStore {
     },
 
     pages: (jobId) =>
-      db.query<FrontierPage>(`SELECT url, status, page_type, items, articles, error FROM crawl_frontier WHERE job_id = $1 ORDER BY depth, finished_at NULLS LAST, url_key`, [
-        jobId,
-      ]),
+      db.query<FrontierPage>(
+        `SELECT url, status, page_type, items, articles, error, site_rule_warning FROM crawl_frontier WHERE job_id = $1 ORDER BY depth, finished_at NULLS LAST, url_key`,
+        [jobId],
+      ),
   };
 }

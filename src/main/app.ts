@@ -15,6 +15,7 @@ import { watchListRoutes } from '../jobs/watch-list-routes.js';
 import { ServiceUnavailable } from '../problems.js';
 import { productRoutes } from '../products/product-routes.js';
 import { logRoutes } from '../scrape-logs/log-routes.js';
+import { siteRuleRoutes } from '../site-rules/site-rule-routes.js';
 import { tagRoutes } from '../tags/tag-routes.js';
 import type { PageRenderer } from '../scraping/browser/page-renderer.js';
 import { scrapeRoutes } from '../scraping/scrape-routes.js';
@@ -25,7 +26,7 @@ import { uiRoutes } from '../ui/ui-routes.js';
 import type { Readiness } from '../http/readiness.js';
 
 /** What the main service's routes need: the process's context (context.ts), and how far its start-up is. */
-export type MainDeps = Pick<Context, 'config' | 'db' | 'logs' | 'products' | 'articles' | 'tags' | 'alerts' | 'recorder' | 'tracking' | 'jobs' | 'posts'> & {
+export type MainDeps = Pick<Context, 'config' | 'db' | 'logs' | 'products' | 'articles' | 'tags' | 'siteRules' | 'alerts' | 'recorder' | 'tracking' | 'jobs' | 'posts'> & {
   scraping: Pick<Context['scraping'], 'scraper'> & { renderer: Pick<PageRenderer, 'status'> };
   /** Start-up still waiting for the database or the queue: routes that need them answer 503 meanwhile. */
   readiness?: Readiness;
@@ -62,6 +63,7 @@ export async function buildMainApp(deps: MainDeps): Promise<App> {
       { name: 'webhooks', description: 'Change events delivered to your URL, signed (Standard Webhooks)' },
       { name: 'tags', description: 'Tags (watch lists) on products and sources, and the import of a list of URLs to watch' },
       { name: 'alerts', description: 'Alert rules, notification channels (e-mail, ntfy, Slack, Discord, Telegram, Teams, Gotify, webhooks) and the alert history' },
+      { name: 'site-rules', description: 'Rules a user pins for a site: per-field CSS selectors or JSON paths and a page type, used by every scrape, crawl and explain of it' },
       { name: 'external', description: 'The placeholder posts API, cached' },
     ],
   });
@@ -118,6 +120,7 @@ export async function buildMainApp(deps: MainDeps): Promise<App> {
   productRoutes(app, deps.products, deps.recorder, deps.tags);
   articleRoutes(app, deps.articles);
   revisionRoutes(app, deps.tracking.revisions);
+  siteRuleRoutes(app, deps.siteRules);
   tagRoutes(app, {
     tags: deps.tags,
     exists: async (kind, id) => (kind === 'product' ? await deps.products.get(id) : await deps.articles.get(id)) !== undefined,

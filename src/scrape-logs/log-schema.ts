@@ -50,6 +50,9 @@ export const ScrapeLog = Type.Object(
     created: Type.Optional(Type.Integer()),
     updated: Type.Optional(Type.Integer()),
     warning: Type.Optional(Type.String({ description: 'Why a multi-page crawl stopped early' })),
+    site_rule_warnings: Type.Optional(
+      Type.Array(Type.String(), { description: 'Pages where a field pinned by a site rule found nothing (the site may have changed its layout); at most 50' }),
+    ),
     request: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'The POST /scrape body' })),
     job_id: Type.Optional(Type.String({ description: 'The job this run belongs to, when it ran as a job' })),
     crawl: Type.Optional(Type.Boolean({ description: 'The one log of a whole-site crawl (its id is the job id)' })),

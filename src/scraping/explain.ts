@@ -5,6 +5,7 @@ import { toProblem } from '../problems.js';
 import { type ExplainCut, firstListed } from './extract/explain-bounds.js';
 import type { PageExtractor } from './extract/pool.js';
 import type { Selectors } from './extract/types.js';
+import { siteRuleWarnings } from './run-log.js';
 import { followPagination } from './follow-pagination.js';
 import type { LoadPage, PageLoader } from './page-loader.js';
 import { pageReader } from './process-page.js';
@@ -91,6 +92,7 @@ export async function explainScrape(deps: ExplainDeps, request: ScrapeRequest, s
     const items = followed.pages.flatMap((page) => page.items.map((item) => ({ ...item, page_url: page.url })));
     const fetched = fetches();
     const cuts: ExplainCut[] = [];
+    const ruleWarnings = siteRuleWarnings(followed.pages);
     return {
       stored: false,
       mode,
@@ -110,6 +112,7 @@ export async function explainScrape(deps: ExplainDeps, request: ScrapeRequest, s
         articles: page.explanation!.articles,
         timings_ms: page.explanation!.timings_ms,
         truncated: page.explanation!.truncated,
+        ...(page.site_rule === undefined ? {} : { site_rule: page.site_rule }),
       })),
       fetches: fetched,
       count: items.length,
@@ -117,6 +120,7 @@ export async function explainScrape(deps: ExplainDeps, request: ScrapeRequest, s
       articles: followed.pages.flatMap((page) => page.articles.map((article) => ({ ...article, page_url: page.url }))),
       ...(followed.stopped ? { warning: followed.stopped } : {}),
       truncated: cuts,
+      ...(ruleWarnings.length > 0 ? { site_rule_warnings: ruleWarnings } : {}),
       timings_ms: {
         guard: guardMs,
         fetch: fetched.reduce((sum, f) => sum + (f.ms ?? 0), 0),

@@ -4,7 +4,7 @@ import { UpstreamTimeout } from '../problems.js';
 import type { FetchedPage } from '../egress/page-fetcher.js';
 import type { ExtractOptions } from './extract/index.js';
 import type { PageExtractor } from './extract/pool.js';
-import type { ExtractionResult } from './extract/types.js';
+import type { ExtractionResult, SiteRuleSpec } from './extract/types.js';
 import type { LoadPage } from './page-loader.js';
 
 /** A page as the pipeline knows it once processed: where it ended up, and what extraction found there. */
@@ -41,4 +41,24 @@ export async function processPage(
 /** Load and process, as one step; a loader that ignores the signal still does not outlive an abort. */
 export function pageReader(load: LoadPage, extract: PageExtractor, options: ExtractOptions, timeoutMs: number): ReadPage {
   return async (url, signal) => processPage(await raceAbort(load(url, { signal }), signal), extract, options, { signal, timeoutMs });
+}
+
+/** The rule users pinned for a host, if any (site-rules/ behind it). */
+export type SiteRuleLookup = (host: string) => Promise<SiteRuleSpec | undefined>;
+
+/**
+ * Extraction with the site's pinned rule: every page the pipeline processes (scrape, crawl page,
+ * schedule, explain) is extracted with the rule of the host it was loaded from.
+ */
+export function withSiteRules(extract: PageExtractor, lookup: SiteRuleLookup): PageExtractor {
+  return async (html, pageUrl, options = {}) => {
+    let host: string;
+    try {
+      host = new URL(pageUrl).hostname;
+    } catch {
+      return extract(html, pageUrl, options);
+    }
+    const siteRule = await lookup(host);
+    return extract(html, pageUrl, siteRule === undefined ? options : { ...options, siteRule });
+  };
 }

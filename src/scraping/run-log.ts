@@ -1,6 +1,6 @@
 // The one log document of a run, built the same way for a scrape run and for a whole-site crawl.
 import type { ScrapeLog } from '../scrape-logs/log-schema.js';
-import type { ExtractedArticle, ExtractedItem } from './extract/types.js';
+import type { ExtractedArticle, ExtractedItem, SiteRuleOutcome } from './extract/types.js';
 import { scrapeMode } from './scrape-request.js';
 import type { ScrapeRequest } from './scrape-schema.js';
 
@@ -15,6 +15,30 @@ export interface LoggedPage {
   /** Its articles as extracted (a crawl's stored pages keep them as loggedArticle made them). */
   articles?: ReadonlyArray<ExtractedArticle | LoggedArticle>;
   extractor?: string | null;
+  /** The site rule that applied to the page (a scrape's pages) … */
+  site_rule?: SiteRuleOutcome;
+  /** … or its warning as a crawl page kept it. */
+  site_rule_warning?: string | null;
+}
+
+/** Warnings a log keeps at most: one per page whose rule missed, and a crawl has thousands of pages. */
+const MAX_RULE_WARNINGS = 50;
+
+/** What a page's site rule found nothing for, said for people; null when it found everything it pins. */
+export function siteRuleWarning(page: { url: string; site_rule?: SiteRuleOutcome | undefined }): string | null {
+  const rule = page.site_rule;
+  if (rule === undefined || rule.missed.length === 0) return null;
+  return `site rule ${rule.id} (${rule.host_pattern}) found nothing for ${rule.missed.join(', ')} on ${page.url}: the site may have changed its layout`;
+}
+
+/** The site-rule warnings of a run's pages, bounded. */
+export function siteRuleWarnings(pages: readonly LoggedPage[]): string[] {
+  const out: string[] = [];
+  for (const page of pages) {
+    const warning = page.site_rule_warning ?? siteRuleWarning(page);
+    if (warning !== null && out.length < MAX_RULE_WARNINGS) out.push(warning);
+  }
+  return out;
 }
 
 /** An article as a log keeps it: what it is and where, not its text (the articles table holds that). */
@@ -69,6 +93,7 @@ export interface RunEnding {
 export function runningLog(run: RunDescription, pages: readonly LoggedPage[]): ScrapeLog {
   const items = pages.flatMap((page) => page.items.map((item) => ({ ...item, page_url: page.url })));
   const articles = pages.flatMap((page) => (page.articles ?? []).map((article) => loggedArticle(article, page.url)));
+  const warnings = siteRuleWarnings(pages);
   return {
     id: run.id,
     ...(run.jobId === undefined ? {} : { job_id: run.jobId }),
@@ -91,6 +116,7 @@ export function runningLog(run: RunDescription, pages: readonly LoggedPage[]): S
     duration_ms: null,
     request: run.request,
     ...(run.crawl === true ? { crawl: true } : {}),
+    ...(warnings.length > 0 ? { site_rule_warnings: warnings } : {}),
   };
 }
 

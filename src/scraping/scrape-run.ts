@@ -180,6 +180,7 @@ export function createScraper(deps: ScraperDeps): Scraper {
       articles_created: stored.articlesCreated,
       articles_updated: stored.articlesUpdated,
       ...(logWarning === undefined ? {} : { warning: logWarning }),
+      ...(log.site_rule_warnings === undefined ? {} : { site_rule_warnings: log.site_rule_warnings }),
     };
   };
 

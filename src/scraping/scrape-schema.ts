@@ -5,7 +5,7 @@ import { Article } from '../articles/article-schema.js';
 import { Product } from '../products/product-schema.js';
 import { tagList } from '../tags/tag-schema.js';
 import type { TargetVerdict } from '../egress/address-guard.js';
-import type { ExtractedArticle, ExtractedItem, PageExplanation } from './extract/types.js';
+import type { ExtractedArticle, ExtractedItem, PageExplanation, SiteRuleOutcome } from './extract/types.js';
 
 const Css = Type.String({ minLength: 1, maxLength: 500 });
 
@@ -93,6 +93,9 @@ export const ScrapeResult = Type.Object({
   articles_created: Type.Integer({ description: 'Articles this run stored for the first time' }),
   articles_updated: Type.Integer({ description: 'Articles it stored again (a re-scrape, or an entry whose page was read)' }),
   warning: Type.Optional(Type.String({ description: 'Something the caller should know although the run succeeded (e.g. its log could not be finished)' })),
+  site_rule_warnings: Type.Optional(
+    Type.Array(Type.String(), { description: 'Pages where a field pinned by a site rule (/site-rules) found nothing: the site may have changed its layout' }),
+  ),
 });
 export type ScrapeResult = Static<typeof ScrapeResult>;
 
@@ -126,6 +129,9 @@ const ExplainedPage = Type.Object(
     ),
     timings_ms: Open('Parse and extract time of this page', { parse: Type.Number(), extract: Type.Number() }),
     truncated: Type.Array(Truncation, { description: 'The lists of this page cut to their first 100 entries (candidates per source, items, articles): empty when none was' }),
+    site_rule: Type.Optional(
+      Open('The site rule (/site-rules) that applied to the page: its id and host pattern, its page type, the pinned fields it found (applied) and found nothing for (missed)'),
+    ),
   },
   { additionalProperties: true },
 );
@@ -144,6 +150,9 @@ export const ScrapeExplanation = Type.Object(
     articles: Type.Array(ExtractedArticleSchema, { description: 'The articles as extracted, each with per-field provenance and its page URL' }),
     warning: Type.Optional(Type.String()),
     truncated: Type.Array(Truncation, { description: 'The lists of the answer cut to their first 100 entries (`products`): empty when none was' }),
+    site_rule_warnings: Type.Optional(
+      Type.Array(Type.String(), { description: 'Pages where a field pinned by a site rule (/site-rules) found nothing: the site may have changed its layout' }),
+    ),
     timings_ms: Open('Time per phase', { guard: Type.Number(), fetch: Type.Number(), extract: Type.Number(), total: Type.Number() }),
   },
   { $id: 'ScrapeExplanation', additionalProperties: true },
@@ -161,6 +170,7 @@ export interface ScrapeExplanation {
       url: string;
       fetch: object | null;
       extractor: string | null;
+      site_rule?: SiteRuleOutcome;
     }
   >;
   fetches: object[];
@@ -169,5 +179,6 @@ export interface ScrapeExplanation {
   articles: Array<ExtractedArticle & { page_url: string }>;
   warning?: string;
   truncated: Array<{ list: string; shown: number; total: number }>;
+  site_rule_warnings?: string[];
   timings_ms: { guard: number; fetch: number; extract: number; total: number };
 }

@@ -15,6 +15,7 @@ import { LogScreen, LogsScreen } from './screens/logs.js';
 import { ProductScreen } from './screens/product.js';
 import { ProductsScreen } from './screens/products.js';
 import { SchedulesScreen } from './screens/schedules.js';
+import { SiteRulesScreen } from './screens/site-rules.js';
 import { ScrapeScreen } from './screens/scrape.js';
 import { TagsScreen } from './screens/tags.js';
 
@@ -35,6 +36,7 @@ const SCREENS = [
   { pattern: '/rules', screen: RulesScreen, nav: 'alerts' },
   { pattern: '/channels', screen: ChannelsScreen, nav: 'alerts' },
   { pattern: '/tags', screen: TagsScreen, nav: 'tags' },
+  { pattern: '/site-rules', screen: SiteRulesScreen, nav: 'site-rules' },
 ];
 
 const NAV = [
@@ -46,6 +48,7 @@ const NAV = [
   ['events', '/ui/events', 'Events'],
   ['logs', '/ui/logs', 'Logs'],
   ['tags', '/ui/tags', 'Tags'],
+  ['site-rules', '/ui/site-rules', 'Site rules'],
   ['alerts', '/ui/alerts', 'Alerts'],
 ];
 

@@ -16,7 +16,20 @@ import { parsePage, type Page } from './page.js';
 import { productCardsExtractor } from './product-cards-extractor.js';
 import { readRdfa } from './rdfa-extractor.js';
 import { selectorsExtractor } from './selectors-extractor.js';
-import type { ArticleCandidate, Candidate, ExtractionResult, ItemFields, PageExplanation, PageVerdict, Selectors, Source } from './types.js';
+import { readSiteRule } from './site-rule-extractor.js';
+import {
+  SITE_RULE_FIELDS,
+  type ArticleCandidate,
+  type Candidate,
+  type ExtractionResult,
+  type ItemFields,
+  type PageExplanation,
+  type PageVerdict,
+  type Selectors,
+  type SiteRuleOutcome,
+  type SiteRuleSpec,
+  type Source,
+} from './types.js';
 import type { Extractor } from './extractor.js';
 import { urlExtractor } from './url-extractor.js';
 import { readVisible } from './visible-extractor.js';
@@ -25,6 +38,8 @@ export type { ExtractedArticle, ExtractedItem, ExtractionResult, PageExplanation
 
 export interface ExtractOptions {
   selectors?: Selectors;
+  /** The rule a user pinned for the page's site: its fields win, its page type decides. */
+  siteRule?: SiteRuleSpec;
   /** Also return the whole decision: every candidate, the page type and why, each field's choice. */
   explain?: boolean;
   /** Also return the page's links, for a crawl. */
@@ -124,7 +139,8 @@ export function extract(html: string, pageUrl: string, options: ExtractOptions =
       : 'the visible page shows one product with its buy button; repeated elements would be other products';
     skipped.push({ source: 'product-cards', reason }, { source: 'article-list', reason });
   }
-  const verdict = classifyPage(evidence);
+  const rule = options.siteRule;
+  const verdict = overridden(classifyPage(evidence), rule);
   // The visible page still completes the product when markup decided the page is one.
   if (verdict.type === 'product' && !found.has('visible')) readVisibleNow();
   // What the page embeds for its scripts and what its address says describe the page's own product only.
@@ -135,6 +151,16 @@ export function extract(html: string, pageUrl: string, options: ExtractOptions =
     const says = (field: 'sku' | 'price') => stated.some((c) => c.fields[field] !== undefined);
     if (explain || !says('sku') || !says('price')) run(embeddedDataExtractor);
     run(urlExtractor);
+  }
+
+  // A rule's fields describe the product of a product page; elsewhere only its page type applies.
+  let ruled: SiteRuleOutcome | undefined;
+  if (rule !== undefined) {
+    const pinned = SITE_RULE_FIELDS.filter((f) => rule.fields[f] !== undefined);
+    const reading = verdict.type === 'product' && pinned.length > 0 ? safely(() => readSiteRule(page, rule), { candidate: null, missed: pinned }) : null;
+    if (reading?.candidate) found.set('site-rule', [reading.candidate]);
+    const missed = reading?.missed ?? [];
+    ruled = { id: rule.id, host_pattern: rule.host_pattern, page_type: rule.page_type, applied: reading === null ? [] : pinned.filter((f) => !missed.includes(f)), missed };
   }
 
   const dropped: PageExplanation['dropped'] = [];
@@ -161,6 +187,7 @@ export function extract(html: string, pageUrl: string, options: ExtractOptions =
     nextUrl: safely(() => findNextUrl(page), null),
   };
   if (options.links === true) result.links = safely(() => pageLinks(page), []);
+  if (ruled !== undefined) result.site_rule = ruled;
   if (explain) {
     result.explanation = boundExplanation({
       page_type: verdict,
@@ -196,7 +223,7 @@ function assemble(verdict: PageVerdict, f: Found): Candidate[][] {
     case 'product': {
       if (f.selectorItems.length > 0) return enrich(f.selectorItems, f, 'selectors');
       // The page's own product: its structured main (every source that describes it) and what the page says of itself.
-      const group = [...(f.main ?? []), ...f.pageScope, ...all('visible'), ...all('embedded-data'), ...all('url')];
+      const group = [...all('site-rule'), ...(f.main ?? []), ...f.pageScope, ...all('visible'), ...all('embedded-data'), ...all('url')];
       for (const source of STRUCTURED) {
         const others = f.structuredGroups
           .filter((g) => g !== f.main)
@@ -271,6 +298,12 @@ function describeCandidates(found: ReadonlyMap<Source, Candidate[]>): PageExplan
     });
   }
   return out;
+}
+
+/** The page type a site rule sets wins over the classifier's, which explain still shows. */
+function overridden(verdict: PageVerdict, rule: SiteRuleSpec | undefined): PageVerdict {
+  if (rule?.page_type == null) return verdict;
+  return { type: rule.page_type, reasons: [`a site rule for ${rule.host_pattern} sets the page type (classified as ${verdict.type} otherwise)`, ...verdict.reasons] };
 }
 
 /** A main product picked only for being the sole one marked up; an article the page names its own outweighs it. */

@@ -12,6 +12,7 @@ import type { Candidate, ExplainedItem, ExtractedItem, FieldDecision, FieldName,
  * machine data on price, code or stock, merge-rules.ts decides, and explain says why.
  */
 export const TRUST: readonly Source[] = [
+  'site-rule',
   'selectors',
   'json-ld',
   'microdata',
@@ -178,6 +179,12 @@ export function mergeGroup(group: readonly Candidate[], explain = false): Merged
   };
 
   for (const field of ['title', 'price', 'availability', 'sku', 'gtin', 'brand', 'image_url', 'url', 'description'] as const) {
+    // What a user pinned for the site wins over every judgement of the page.
+    const pinned = ordered[0]?.source === 'site-rule' && ordered[0].fields[field] !== undefined ? ordered[0] : undefined;
+    if (pinned !== undefined) {
+      take(field, pinned, () => 'a site rule pins it');
+      continue;
+    }
     const ruled = chooseByRule(field, ordered);
     if (ruled !== undefined) {
       take(field, ruled.from, () => ruled.why);

@@ -216,7 +216,8 @@ function cueOf(el: Element, context: string): string | undefined {
 }
 
 /** Marked as a price: itemprop, data-price, or a price class within three levels. */
-function isPriceMarked(el: Element): boolean {
+/** The element or one of its three nearest ancestors is marked as a price (itemprop, data-price, class or id). */
+export function isPriceMarked(el: Element): boolean {
   for (const current of upTo(el, 3)) {
     if (current.attribs['itemprop'] === 'price' || current.attribs['data-price'] !== undefined) return true;
     if (PRICE_CLASS.test(current.attribs['class'] ?? '') || PRICE_CLASS.test(current.attribs['id'] ?? '')) return true;

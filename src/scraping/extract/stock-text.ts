@@ -198,10 +198,20 @@ export function stockFromText(text: string): { value: Availability; phrase: stri
   if (few !== null) return { value: 'limited', phrase: few[0] };
   for (const [value, pattern] of PATTERNS) {
     const match = pattern.exec(text);
-    if (match !== null) return { value, phrase: match[0] };
+    if (match === null) continue;
+    if (value !== 'in_stock' && value !== 'limited') return { value, phrase: match[0] };
+    // "Não disponível", "не в наличии", "n'est pas disponible": a stock word under a negation says the opposite.
+    const from = Math.max(0, match.index - 40);
+    const negated = NEGATED.exec(text.slice(from, match.index));
+    if (negated === null) return { value, phrase: match[0] };
+    return { value: 'out_of_stock', phrase: text.slice(from + negated.index, match.index + match[0].length) };
   }
   return null;
 }
+
+/** A negation one or two words before a stock phrase, in the languages of the phrases above. */
+const NEGATED =
+  /(?<![\p{L}])(?:not|no|non|nicht|keine?|niet|ikke|inte|ej|nie|není|nu|nem|ne|pas|não|nao|não está|не|немає|δεν|değil|לא|אינו|אינה|غير|ليس)\s+(?:[\p{L}'’]+\s+){0,2}$/iu;
 
 function escapeRegExp(literal: string): string {
   return literal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -6,6 +6,7 @@
  * read from the page (boilerplate removed, then Readability).
  */
 export type Source =
+  | 'site-rule'
   | 'selectors'
   | 'json-ld'
   | 'microdata'
@@ -22,6 +23,27 @@ export type Source =
 
 export const AVAILABILITIES = ['in_stock', 'out_of_stock', 'preorder', 'backorder', 'limited', 'discontinued'] as const;
 export type Availability = (typeof AVAILABILITIES)[number];
+
+/** The fields a site rule can pin (the API's names; `image` is the item's `image_url`). */
+export const SITE_RULE_FIELDS = ['title', 'price', 'list_price', 'sku', 'availability', 'image'] as const;
+export type SiteRuleField = (typeof SITE_RULE_FIELDS)[number];
+
+/** A rule a user pinned for the page's site (site-rules/), as extraction receives it. */
+export interface SiteRuleSpec {
+  id: number;
+  host_pattern: string;
+  fields: Partial<Record<SiteRuleField, { selector?: string; json_path?: string }>>;
+  page_type: PageType | null;
+}
+
+/** What a site rule did on one page: which pinned fields found nothing. */
+export interface SiteRuleOutcome {
+  id: number;
+  host_pattern: string;
+  page_type: PageType | null;
+  applied: SiteRuleField[];
+  missed: SiteRuleField[];
+}
 
 /** What a page is, decided before extracting for it. */
 export type PageType = 'product' | 'listing' | 'article' | 'article-list' | 'none';
@@ -164,6 +186,8 @@ export interface ExtractionResult {
   nextUrl: string | null;
   /** Every link a crawl may follow (asked for with `links`): absolute http(s), no fragment, no nofollow, each once. */
   links?: string[];
+  /** The site rule that applied to this page, and which of its fields found nothing. */
+  site_rule?: SiteRuleOutcome;
   explanation?: PageExplanation;
 }
 

@@ -4,7 +4,8 @@ import { isBuyControl, purchasePoints, siteOf } from './buy-controls.js';
 import { absoluteUrl, cleanText, commonAncestor, distance, isElement, priceFromText, textField, visibleText, withFields } from './dom-helpers.js';
 import { chooseHeading, namesPage, pageNames, type HeadingCandidate } from './main-heading.js';
 import type { Page } from './page.js';
-import { choosePrice, MAX_PRICE_CHARS, type PriceSpot } from './price-spots.js';
+import { choosePrice, isPriceMarked, MAX_PRICE_CHARS, type PriceSpot } from './price-spots.js';
+import { stockFromText } from './stock-text.js';
 import { isCodeMarked } from './product-codes.js';
 import { controlState, shownCode, stockStatement, type TextSpot } from './page-statements.js';
 import { addPriceSpot } from './split-prices.js';
@@ -123,7 +124,7 @@ function walk(page: Page): Walked {
       const text = cleanText(node.data);
       if (text === '' || text.length > 200) continue;
       found.texts.push({ text, el: parent });
-      if (flags.stock) found.stockMarked.add(parent);
+      if (flags.stock || stockInPriceSpot(text, parent)) found.stockMarked.add(parent);
       if (!flags.link && text.length >= 8 && found.headings.length < MAX_CANDIDATES && namesPage(text, names)) found.headings.push({ el: enclosingTitle(parent), namesPage: true });
       if (text.length <= MAX_PRICE_CHARS && /\d/.test(text)) addPriceSpot(found.prices, parent, text, flags.struck, splitTried);
       continue;
@@ -157,6 +158,14 @@ function walk(page: Page): Walked {
     for (let i = node.children.length - 1; i >= 0; i -= 1) stack.push({ node: node.children[i]!, flags: children });
   }
   return found;
+}
+
+/** Stock words written where the price would be ("<span class="price">Out of stock</span>"): the shop's stock line. */
+function stockInPriceSpot(text: string, el: Element): boolean {
+  // Cheap tests first: a statement is short and has no amount; only then the element's names and the phrases.
+  if (text.length > 60 || /\d/.test(text) || !isPriceMarked(el)) return false;
+  const stated = stockFromText(text);
+  return stated !== null && stated.phrase.length >= text.length * 0.6;
 }
 
 /** What one element outside related strips offers: a heading, a buy control, a code, a machine price, the main image. */

@@ -242,6 +242,7 @@ function runInlineScripts(html: string): string {
 describe('each source alone', () => {
   test('the order of trust is the documented one', () => {
     assert.deepEqual(TRUST, [
+      'site-rule',
       'selectors',
       'json-ld',
       'microdata',

@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from '../lib/api.js';
 import { Badge, Empty, ErrorBox, Field, html, money, useTitle } from '../lib/ui.js';
 import { JobProgress } from './jobs.js';
+import { PinRule } from './pin-rule.js';
 
 const lines = (text) =>
   String(text ?? '')
@@ -39,11 +40,13 @@ function Explanation({ answer }) {
       <strong> ${answer.count} product${answer.count === 1 ? '' : 's'}</strong> would be stored. Nothing was stored now.
     </p>
     ${answer.warning ? html`<p class="warning">${answer.warning}</p>` : ''}
+    ${(answer.site_rule_warnings ?? []).map((w) => html`<p class="warning">${w}</p>`)}
     ${answer.pages.map(
-      (page) => html`<div class="explained-page">
+      (page, pi) => html`<div class="explained-page">
         <h3><${Badge} value=${page.page_type.type} /> <span class="url">${page.url}</span></h3>
         <ul>${page.page_type.reasons.map((reason) => html`<li>${reason}</li>`)}</ul>
         ${page.dropped.length > 0 && html`<details><summary>${page.dropped.length} candidate${page.dropped.length === 1 ? '' : 's'} left out</summary><pre>${JSON.stringify(page.dropped, null, 2)}</pre></details>`}
+        ${page.items.slice(0, 1).map((item, i) => html`<${PinRule} page=${page} item=${item} index=${`${pi}-${i}`} />`)}
       </div>`,
     )}
     ${

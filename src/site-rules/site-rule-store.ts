@@ -1,0 +1,82 @@
+// Site rules in the relational database: the site_rules table, and the rule that applies to a host.
+import type { Database } from '../db/queryable.js';
+import { Conflict } from '../problems.js';
+import { patternsFor, type FieldRule, type RuleField, type SiteRule } from './site-rule-schema.js';
+
+export interface SiteRuleInput {
+  host_pattern: string;
+  fields: Partial<Record<RuleField, FieldRule>>;
+  page_type: string | null;
+  note: string | null;
+}
+
+export interface SiteRuleStore {
+  list(query: { limit: number; offset: number }): Promise<{ items: SiteRule[]; total: number }>;
+  get(id: number): Promise<SiteRule | undefined>;
+  /** 409 when a rule for that host pattern exists. */
+  create(rule: SiteRuleInput): Promise<SiteRule>;
+  /** Undefined when there is no such rule; 409 when another rule has the new host pattern. */
+  update(id: number, rule: SiteRuleInput): Promise<SiteRule | undefined>;
+  delete(id: number): Promise<boolean>;
+  /** The rule for a host: its own, else the most specific `*.` pattern over it. */
+  forHost(host: string): Promise<SiteRule | undefined>;
+}
+
+const isoTime = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+const COLUMNS = `id, host_pattern, fields, page_type, note, ${isoTime('created_at')} AS created_at, ${isoTime('updated_at')} AS updated_at`;
+
+export function createSiteRuleStore(db: Database): SiteRuleStore {
+  const unique = async <T>(pattern: string, write: () => Promise<T>): Promise<T> => {
+    try {
+      return await write();
+    } catch (error) {
+      if ((error as { code?: string }).code === '23505') throw new Conflict(`A site rule for "${pattern}" exists already; change that one (PUT /site-rules/{id}).`);
+      throw error;
+    }
+  };
+  return {
+    async list({ limit, offset }) {
+      const rows = await db.query<SiteRule & { total: number }>(`SELECT ${COLUMNS}, count(*) OVER ()::int AS total FROM site_rules ORDER BY host_pattern LIMIT $1 OFFSET $2`, [
+        limit,
+        offset,
+      ]);
+      return { items: rows.map(({ total: _total, ...rule }) => rule), total: rows[0]?.total ?? 0 };
+    },
+    async get(id) {
+      const [row] = await db.query<SiteRule>(`SELECT ${COLUMNS} FROM site_rules WHERE id = $1`, [id]);
+      return row;
+    },
+    async create(rule) {
+      return unique(rule.host_pattern, async () => {
+        const [row] = await db.query<SiteRule>(`INSERT INTO site_rules (host_pattern, fields, page_type, note) VALUES ($1, $2::jsonb, $3, $4) RETURNING ${COLUMNS}`, [
+          rule.host_pattern,
+          JSON.stringify(rule.fields),
+          rule.page_type,
+          rule.note,
+        ]);
+        return row!;
+      });
+    },
+    async update(id, rule) {
+      return unique(rule.host_pattern, async () => {
+        const [row] = await db.query<SiteRule>(
+          `UPDATE site_rules SET host_pattern = $2, fields = $3::jsonb, page_type = $4, note = $5, updated_at = now() WHERE id = $1 RETURNING ${COLUMNS}`,
+          [id, rule.host_pattern, JSON.stringify(rule.fields), rule.page_type, rule.note],
+        );
+        return row;
+      });
+    },
+    async delete(id) {
+      const rows = await db.query<{ id: number }>('DELETE FROM site_rules WHERE id = $1 RETURNING id', [id]);
+      return rows.length > 0;
+    },
+    async forHost(host) {
+      const patterns = patternsFor(host);
+      const [row] = await db.query<SiteRule>(
+        `SELECT ${COLUMNS} FROM site_rules WHERE host_pattern = ANY ($1::text[]) ORDER BY host_pattern NOT LIKE '*.%' DESC, length(host_pattern) DESC LIMIT 1`,
+        [patterns],
+      );
+      return row;
+    },
+  };
+}

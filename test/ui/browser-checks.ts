@@ -1,0 +1,45 @@
+// What every dashboard test checks in the browser: a screen settled, console errors and requests leaving the origin, axe's findings.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { BrowserContext, Page } from 'playwright-core';
+
+const AXE = readFileSync(fileURLToPath(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url)), 'utf8');
+
+/** A screen rendered with its data: its heading there and nothing still loading. */
+export async function settled(page: Page): Promise<void> {
+  await page.locator('main h1').first().waitFor();
+  await page.waitForFunction(() => (globalThis as unknown as { document: { querySelector(s: string): unknown } }).document.querySelector('.loading') === null);
+}
+
+/**
+ * A page that records console errors and uncaught errors, accepts dialogs, and aborts (and records)
+ * every request leaving the service's origin. `expected` matches console errors a test provokes on
+ * purpose (the browser logs a 422 the screen then shows).
+ */
+export async function watchedPage(context: BrowserContext, origin: string, expected?: RegExp) {
+  const page = await context.newPage();
+  const problems: string[] = [];
+  const outside: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error' && !(expected?.test(message.text()) ?? false)) problems.push(`console: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
+  page.on('dialog', (dialog) => void dialog.accept());
+  await page.route('**/*', (route) => {
+    const url = route.request().url();
+    if (url.startsWith(`${origin}/`) || url.startsWith('data:')) return route.continue();
+    outside.push(url);
+    return route.abort();
+  });
+  return { page, problems, outside };
+}
+
+/** axe-core's serious and critical violations on the page as it is now (the context must bypass CSP to inject axe). */
+export async function axeFindings(page: Page, state: string): Promise<string[]> {
+  await page.addScriptTag({ content: AXE });
+  const violations = await page.evaluate(async () => {
+    const result = await (globalThis as unknown as { axe: { run(): Promise<{ violations: Array<{ id: string; impact: string; nodes: unknown[] }> }> } }).axe.run();
+    return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}, ${v.nodes.length} nodes)`);
+  });
+  return violations.map((v) => `${state}: ${v}`);
+}
