@@ -143,6 +143,9 @@ export function createCrawlRunner(deps: CrawlRunnerDeps): CrawlRunner {
       if (running === undefined || FINAL_STATUSES.has(running.job.status)) return;
       const { job, request } = running;
       const policy = crawlPolicy(request.url ?? job.source_url, request.crawl ?? {});
+      // Fresh, not cached: a cancelled crawl fetches nothing more, and a message delivered again after its
+      // page was stored (its handler failed after the commit, say) does not fetch the page twice.
+      if (!(await jobs.pageOpen(page.id))) return;
       using signal = deps.runSignal(job.id, context);
       try {
         await deps.politeWait(page.url, request.url === undefined, signal);

@@ -105,6 +105,12 @@ export interface JobStore {
     outcome: { status: 'done' | 'failed'; pageType?: string; products?: number; items?: unknown[]; articles?: unknown[]; error?: unknown; durationMs?: number },
     tx: Queryable,
   ): Promise<boolean>;
+  /**
+   * Whether a frontier page is still to be fetched, read fresh before each fetch (one primary-key
+   * lookup): a redelivered message whose page is already settled, or a page of a crawl that has ended,
+   * fetches nothing.
+   */
+  pageOpen(pageId: string): Promise<boolean>;
   pendingPageIds(jobId: string): Promise<string[]>;
   pendingCount(jobId: string, tx?: Queryable): Promise<number>;
   pages(jobId: string): Promise<FrontierPage[]>;
@@ -277,6 +283,13 @@ export function createJobStore(db: Database): JobStore {
           outcome.articles === undefined ? null : JSON.stringify(outcome.articles),
         ],
       );
+      return rows.length > 0;
+    },
+
+    async pageOpen(pageId) {
+      const rows = await db.query(`SELECT 1 FROM crawl_frontier f JOIN jobs j ON j.id = f.job_id WHERE f.id = $1 AND f.status = 'pending' AND j.status IN ('queued', 'running')`, [
+        pageId,
+      ]);
       return rows.length > 0;
     },
 

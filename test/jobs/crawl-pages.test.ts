@@ -1,0 +1,87 @@
+// A crawl's pages under hostile or unlucky conditions: redelivered messages, slow sitemaps, a Crawl-delay on another host, a cancel with a large frontier.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import type { Database } from '../../src/db/queryable.js';
+import type { App } from '../../src/http/base-app.js';
+import { JOB_QUEUES, type QueuedPage } from '../../src/jobs/job-queues.js';
+import type { Queue } from '../../src/queue/queue.js';
+import { startFixtureSite } from '../fixtures/site.js';
+import { backends, mainServiceOn, warnIfNoPostgres } from '../helpers.js';
+import { until } from '../wait.js';
+
+warnIfNoPostgres();
+
+interface JobBody {
+  id: string;
+  status: string;
+  progress: { pages_done: number; pages_discovered: number; pages_failed: number };
+  error: { type: string; status: number; detail: string } | null;
+  log_ids: string[];
+}
+
+const ENDED = new Set(['succeeded', 'failed', 'cancelled']);
+
+for (const backend of backends()) {
+  describe(`crawl pages on ${backend.name}`, () => {
+    let app: App;
+    let db: Database;
+    let queue: Queue;
+    const closers: Array<() => Promise<void>> = [];
+    const site = async (options: Parameters<typeof startFixtureSite>[0] = {}) => {
+      const started = await startFixtureSite(options);
+      closers.push(() => started.close());
+      return started;
+    };
+
+    before(async () => {
+      db = await backend.open();
+      closers.push(() => db.close());
+      const service = await mainServiceOn(
+        db,
+        { after: (fn) => closers.unshift(fn) },
+        { SCRAPE_ALLOW_PRIVATE_NETWORKS: 'true', WORKER_CONCURRENCY: '4' },
+        { work: true, queueTiming: { retryDelaySeconds: 1 } },
+      );
+      app = service.app;
+      queue = service.context.queue;
+    });
+    after(async () => {
+      for (const close of closers) await close();
+    });
+
+    const get = async (id: string): Promise<JobBody> => (await app.inject({ url: `/jobs/${id}` })).json();
+    const crawl = async (body: object): Promise<string> => {
+      const res = await app.inject({ method: 'POST', url: '/jobs', payload: body });
+      assert.equal(res.statusCode, 202, res.body);
+      return res.json().id as string;
+    };
+    const untilEnded = (id: string, withinMs = 120_000) =>
+      until(
+        `job ${id} to end`,
+        async () => {
+          const job = await get(id);
+          return ENDED.has(job.status) ? job : false;
+        },
+        { withinMs, everyMs: 100 },
+      );
+
+    test('a page message delivered again after its page was stored fetches nothing: no page is fetched twice by a redelivery', async () => {
+      const books = await site({ catalogue: { pages: 3, perPage: 2 }, sitemap: false });
+      // Page 2 held: the crawl stays running while a second delivery of page 1's message comes.
+      const held = books.hold('/books/catalogue/page-2.html');
+      const id = await crawl({ url: `${books.url}books/`, crawl: { max_pages: 20, exclude: ['**/category/**'] } });
+      await until('page 2 to be asked for', () => books.inFlight().includes('/books/catalogue/page-2.html'));
+      const [first] = await db.query<{ id: string; url: string; depth: number }>(`SELECT id, url, depth FROM crawl_frontier WHERE job_id = $1 AND depth = 0 AND status = 'done'`, [
+        id,
+      ]);
+      assert.ok(first !== undefined, 'page 1 is stored');
+      const again = randomUUID();
+      await queue.enqueue<QueuedPage>(JOB_QUEUES.page, [{ id: again, data: { id: first.id, job_id: id, url: first.url, depth: first.depth } }]);
+      await until('the second delivery to be handled', async () => (await queue.states(JOB_QUEUES.page, [again])).get(again) === 'completed');
+      assert.equal(books.hits.get('/books/'), 1, 'page 1 fetched once');
+      held.release();
+      assert.equal((await untilEnded(id)).status, 'succeeded');
+    });
+  });
+}
