@@ -25,6 +25,20 @@ import { JOB_QUEUES, type QueuedPage } from './job-queues.js';
 import type { Job, JobRequest } from './job-schema.js';
 import { FINAL_STATUSES, type FrontierEntry, type JobStore } from './job-store.js';
 
+/** How often a crawl still reading its sitemaps tells that it is alive. */
+const HEARTBEAT_MS = 1000;
+
+const NO_FRONTIER: NonNullable<Job['error']> = {
+  type: 'urn:data-aggregator:problem:crawl-not-seeded',
+  status: 503,
+  detail: 'The crawl ended before its first page was queued: the worker seeding it stopped and its retries ran out.',
+};
+const NO_PAGE_STORED: NonNullable<Job['error']> = {
+  type: 'urn:data-aggregator:problem:crawl-empty',
+  status: 502,
+  detail: 'The crawl ended without storing any page.',
+};
+
 export interface CrawlRunnerDeps {
   db: Database;
   jobs: JobStore;
@@ -69,10 +83,12 @@ export function createCrawlRunner(deps: CrawlRunnerDeps): CrawlRunner {
     const status = job.progress.pages_done > 0 ? 'succeeded' : 'failed';
     const pages = await jobs.pages(jobId);
     const firstError = pages.find((p) => p.status === 'failed')?.error as Job['error'] | undefined;
+    // A failed job always says why: its first failed page's error, or that it had no page at all.
+    const error = status === 'succeeded' ? null : (firstError ?? (pages.length === 0 ? NO_FRONTIER : NO_PAGE_STORED));
     // The log first, under the job's own id: a second finisher's write is refused, not doubled.
-    await writeCrawlLog(deps.logs, job, pages, status, status === 'failed' ? (firstError ?? null) : null);
+    await writeCrawlLog(deps.logs, job, pages, status, error);
     const events = await deps.db.transaction(async (tx) => {
-      const ended = await jobs.finish(jobId, status, status === 'failed' ? (firstError ?? null) : null, tx);
+      const ended = await jobs.finish(jobId, status, error, tx);
       await jobs.addLog(jobId, jobId, tx);
       // Only a crawl that ended well says what its source no longer lists; a failed one counts for nothing.
       return ended !== undefined && status === 'succeeded' ? deps.recorder.finishRun(crawlRun(job), tx) : [];
@@ -121,9 +137,17 @@ export function createCrawlRunner(deps: CrawlRunnerDeps): CrawlRunner {
         return;
       }
       using signal = deps.runSignal(job.id, context);
-      const sitemap = policy.useSitemap
-        ? await readSitemaps(sourceUrl, deps.fetcher, { trusted, timeoutMs: request.timeout_ms ?? deps.settings.defaultTimeoutMs, signal, limit: policy.maxPages })
-        : { urls: [] };
+      // Reading sitemaps may take minutes (slow hosts, an index of thousands): the crawl says it is alive,
+      // so that no sweep takes it for one whose worker died.
+      const heartbeat = setInterval(() => void jobs.touch(job.id).catch(() => undefined), HEARTBEAT_MS);
+      let sitemap: { urls: string[] };
+      try {
+        sitemap = policy.useSitemap
+          ? await readSitemaps(sourceUrl, deps.fetcher, { trusted, timeoutMs: request.timeout_ms ?? deps.settings.defaultTimeoutMs, signal, limit: policy.maxPages })
+          : { urls: [] };
+      } finally {
+        clearInterval(heartbeat);
+      }
       const candidates = [{ url: sourceUrl, depth: 0 }, ...sitemap.urls.filter((url) => policy.accepts(url)).map((url) => ({ url, depth: 1 }))];
       const entries = frontierEntries(candidates).slice(0, policy.maxPages);
       await deps.db.transaction(async (tx) => {

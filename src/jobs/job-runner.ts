@@ -115,6 +115,11 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
           continue;
         }
         const pending = await jobs.pendingPageIds(job.id);
+        // A crawl still seeding has no frontier: it is over only when its seed's message is.
+        if (pending.length === 0 && !(await jobs.hasFrontier(job.id))) {
+          const state = (await deps.queue.states(JOB_QUEUES.job, [job.id])).get(job.id);
+          if (state !== 'failed' && state !== 'cancelled' && state !== 'completed') continue;
+        }
         const states = await deps.queue.states(JOB_QUEUES.page, pending.slice(0, 200));
         for (const [pageId, state] of states) {
           if (state !== 'failed' && state !== 'cancelled' && state !== 'completed') continue;

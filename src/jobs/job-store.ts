@@ -92,7 +92,12 @@ export interface JobStore {
   finish(id: string, status: 'succeeded' | 'failed' | 'cancelled', error?: Job['error'], tx?: Queryable): Promise<Job | undefined>;
   /** Locks the job row for the rest of the transaction: frontier growth of one crawl is serialised. */
   lock(id: string, tx: Queryable): Promise<Job | undefined>;
-  /** Crawls still running whose frontier has nothing left to do (a finisher that died). */
+  /** A sign of life from a step that changes nothing else for a while (a crawl reading its sitemaps). */
+  touch(id: string): Promise<void>;
+  /**
+   * Crawls still running whose frontier has nothing left to do (a finisher that died). A crawl with no
+   * frontier yet is still seeding, not stalled: its seed's own message answers for it.
+   */
   stalledCrawls(): Promise<string[]>;
   /** Scrape jobs marked running whose last change is older than `seconds` (their worker may be gone). */
   quietRunning(seconds: number): Promise<Job[]>;
@@ -113,6 +118,8 @@ export interface JobStore {
   pageOpen(pageId: string): Promise<boolean>;
   pendingPageIds(jobId: string): Promise<string[]>;
   pendingCount(jobId: string, tx?: Queryable): Promise<number>;
+  /** Whether a crawl has any frontier row yet (none while its seed reads the sitemaps). */
+  hasFrontier(jobId: string): Promise<boolean>;
   pages(jobId: string): Promise<FrontierPage[]>;
   /** The request as sent, passwords in URLs included: what a worker runs (Job.request shows them redacted). */
   runRequest(id: string, tx?: Queryable): Promise<JobRequest | undefined>;
@@ -242,9 +249,14 @@ export function createJobStore(db: Database): JobStore {
 
     lock: (id, tx) => one(`SELECT ${JOB_COLUMNS} FROM jobs WHERE id = $1 FOR UPDATE`, [id], tx),
 
+    async touch(id) {
+      await db.query(`UPDATE jobs SET updated_at = now() WHERE id = $1 AND status IN ('queued', 'running')`, [id]);
+    },
+
     async stalledCrawls() {
       const rows = await db.query<{ id: string }>(
         `SELECT id FROM jobs j WHERE kind = 'crawl' AND status = 'running' AND updated_at < now() - interval '5 seconds'
+           AND EXISTS (SELECT 1 FROM crawl_frontier f WHERE f.job_id = j.id)
            AND NOT EXISTS (SELECT 1 FROM crawl_frontier f WHERE f.job_id = j.id AND f.status = 'pending')`,
       );
       return rows.map((r) => r.id);
@@ -301,6 +313,10 @@ export function createJobStore(db: Database): JobStore {
     async pendingCount(jobId, tx = db) {
       const [row] = await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM crawl_frontier WHERE job_id = $1 AND status = 'pending'`, [jobId]);
       return row?.n ?? 0;
+    },
+
+    async hasFrontier(jobId) {
+      return (await db.query('SELECT 1 FROM crawl_frontier WHERE job_id = $1 LIMIT 1', [jobId])).length > 0;
     },
 
     pages: (jobId) =>

@@ -24,6 +24,8 @@ export interface JobSystem {
   events: JobEvents;
   /** Handles jobs, crawl pages and schedules in this process, and sweeps what dead workers left. */
   work(): Promise<void>;
+  /** Repairs what dead workers left, now (a working process does it every few seconds by itself). */
+  sweep(): Promise<void>;
   /** Stops sweeping (the queue's own stop ends the handlers). */
   stop(): void;
 }
@@ -86,6 +88,7 @@ export function createJobSystem(deps: JobSystemDeps): JobSystem {
     schedules,
     service,
     events,
+    sweep: () => runner.sweep(),
     async work() {
       const concurrency = settings.workerConcurrency;
       await deps.queue.work(JOB_QUEUES.job, { concurrency }, runner.handlers.job);

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { Database } from '../../src/db/queryable.js';
 import type { App } from '../../src/http/base-app.js';
+import type { JobSystem } from '../../src/jobs/job-system.js';
 import { JOB_QUEUES, type QueuedPage } from '../../src/jobs/job-queues.js';
 import type { Queue } from '../../src/queue/queue.js';
 import { startFixtureSite } from '../fixtures/site.js';
@@ -27,6 +28,7 @@ for (const backend of backends()) {
     let app: App;
     let db: Database;
     let queue: Queue;
+    let system: JobSystem;
     const closers: Array<() => Promise<void>> = [];
     const site = async (options: Parameters<typeof startFixtureSite>[0] = {}) => {
       const started = await startFixtureSite(options);
@@ -45,6 +47,7 @@ for (const backend of backends()) {
       );
       app = service.app;
       queue = service.context.queue;
+      system = service.context.jobs;
     });
     after(async () => {
       for (const close of closers) await close();
@@ -82,6 +85,22 @@ for (const backend of backends()) {
       assert.equal(books.hits.get('/books/'), 1, 'page 1 fetched once');
       held.release();
       assert.equal((await untilEnded(id)).status, 'succeeded');
+    });
+
+    test('a crawl still reading a slow sitemap is not swept as stalled; it crawls once the sitemap answers', async () => {
+      const slow = await site({ catalogue: { pages: 2, perPage: 2 } });
+      const held = slow.hold('/sitemap.xml');
+      const id = await crawl({ url: `${slow.url}books/`, timeout_ms: 60_000, crawl: { sitemap: true, max_pages: 20, exclude: ['**/category/**'] } });
+      await until('the sitemap to be asked for', () => slow.inFlight().includes('/sitemap.xml'));
+      // Longer than the sweep's idea of a stalled crawl (5 s without a change), then a sweep.
+      await new Promise((resolve) => setTimeout(resolve, 6000));
+      await system.sweep();
+      const during = await get(id);
+      assert.equal(during.status, 'running', JSON.stringify(during));
+      held.release();
+      const job = await untilEnded(id);
+      assert.equal(job.status, 'succeeded', JSON.stringify(job));
+      assert.ok(job.progress.pages_done > 1, "the sitemap's pages were crawled");
     });
   });
 }
