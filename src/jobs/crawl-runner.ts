@@ -84,7 +84,7 @@ export function createCrawlRunner(deps: CrawlRunnerDeps): CrawlRunner {
     const pages = await jobs.pages(jobId);
     const firstError = pages.find((p) => p.status === 'failed')?.error as Job['error'] | undefined;
     // A failed job always says why: its first failed page's error, or that it had no page at all.
-    const error = status === 'succeeded' ? null : (firstError ?? (pages.length === 0 ? NO_FRONTIER : NO_PAGE_STORED));
+    const error = status === 'succeeded' ? null : (firstError ?? ((await jobs.hasFrontier(jobId)) ? NO_PAGE_STORED : NO_FRONTIER));
     // The log first, under the job's own id: a second finisher's write is refused, not doubled.
     await writeCrawlLog(deps.logs, job, pages, status, error);
     const events = await deps.db.transaction(async (tx) => {

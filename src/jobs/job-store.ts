@@ -71,7 +71,7 @@ export interface FrontierEntry {
 
 export interface FrontierPage {
   url: string;
-  status: 'pending' | 'done' | 'failed';
+  status: 'done' | 'failed';
   page_type: string | null;
   items: unknown[] | null;
   /** The page's articles as its log keeps them (run-log.ts). */
@@ -116,10 +116,12 @@ export interface JobStore {
    * fetches nothing.
    */
   pageOpen(pageId: string): Promise<boolean>;
-  pendingPageIds(jobId: string): Promise<string[]>;
+  /** Ids of a crawl's pending pages, `limit` at most, after `after` (ids in order): read in slices. */
+  pendingPageIds(jobId: string, slice?: { after?: string; limit?: number }): Promise<string[]>;
   pendingCount(jobId: string, tx?: Queryable): Promise<number>;
   /** Whether a crawl has any frontier row yet (none while its seed reads the sitemaps). */
   hasFrontier(jobId: string): Promise<boolean>;
+  /** The crawl's settled pages (done or failed), what its log is made of; pending ones are not read. */
   pages(jobId: string): Promise<FrontierPage[]>;
   /** The request as sent, passwords in URLs included: what a worker runs (Job.request shows them redacted). */
   runRequest(id: string, tx?: Queryable): Promise<JobRequest | undefined>;
@@ -305,8 +307,11 @@ export function createJobStore(db: Database): JobStore {
       return rows.length > 0;
     },
 
-    async pendingPageIds(jobId) {
-      const rows = await db.query<{ id: string }>(`SELECT id FROM crawl_frontier WHERE job_id = $1 AND status = 'pending'`, [jobId]);
+    async pendingPageIds(jobId, slice = {}) {
+      const rows = await db.query<{ id: string }>(
+        `SELECT id FROM crawl_frontier WHERE job_id = $1 AND status = 'pending' AND ($2::uuid IS NULL OR id > $2::uuid) ORDER BY id LIMIT $3`,
+        [jobId, slice.after ?? null, slice.limit ?? null],
+      );
       return rows.map((r) => r.id);
     },
 
@@ -320,8 +325,9 @@ export function createJobStore(db: Database): JobStore {
     },
 
     pages: (jobId) =>
-      db.query<FrontierPage>(`SELECT url, status, page_type, items, articles, error FROM crawl_frontier WHERE job_id = $1 ORDER BY depth, finished_at NULLS LAST, url_key`, [
-        jobId,
-      ]),
+      db.query<FrontierPage>(
+        `SELECT url, status, page_type, items, articles, error FROM crawl_frontier WHERE job_id = $1 AND status <> 'pending' ORDER BY depth, finished_at NULLS LAST, url_key`,
+        [jobId],
+      ),
   };
 }

@@ -64,6 +64,7 @@ export function createJobSystem(deps: JobSystemDeps): JobSystem {
     demoSiteUrl: settings.demoSiteUrl,
     allowPrivateNetworks: settings.allowPrivateNetworks,
     changed,
+    ...(deps.logger ? { logger: deps.logger } : {}),
   });
   const crawls = createCrawlRunner({
     db: deps.db,

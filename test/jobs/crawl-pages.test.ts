@@ -29,6 +29,7 @@ for (const backend of backends()) {
     let db: Database;
     let queue: Queue;
     let system: JobSystem;
+    let queueSchema: string;
     const closers: Array<() => Promise<void>> = [];
     const site = async (options: Parameters<typeof startFixtureSite>[0] = {}) => {
       const started = await startFixtureSite(options);
@@ -48,6 +49,7 @@ for (const backend of backends()) {
       app = service.app;
       queue = service.context.queue;
       system = service.context.jobs;
+      queueSchema = service.config.jobs.queueSchema;
     });
     after(async () => {
       for (const close of closers) await close();
@@ -101,6 +103,51 @@ for (const backend of backends()) {
       const job = await untilEnded(id);
       assert.equal(job.status, 'succeeded', JSON.stringify(job));
       assert.ok(job.progress.pages_done > 1, "the sitemap's pages were crawled");
+    });
+
+    test('DELETE of a crawl with 10,000 pending pages answers without waiting for their queue messages; no page is fetched after it beyond those on the wire; every queued page ends unfetched', async () => {
+      const big = await site({ catalogue: { pages: 500, perPage: 20 } });
+      const id = await crawl({ url: `${big.url}books/`, crawl: { strategy: 'listed', sitemap: true, max_pages: 20_000 } });
+      await until(
+        'the frontier to be seeded and pages to be fetched',
+        async () => {
+          const job = await get(id);
+          return job.progress.pages_discovered > 10_000 && job.progress.pages_done >= 2;
+        },
+        { withinMs: 240_000, everyMs: 500 },
+      );
+      const fetched = () => [...big.hits].filter(([path]) => path.startsWith('/books/')).reduce((n, [, hits]) => n + hits, 0);
+      const onTheWire = big.inFlight().length;
+      const atCancel = fetched();
+      const cancel = () => app.inject({ method: 'DELETE', url: `/jobs/${id}` });
+      // On PostgreSQL, another session holds one of the crawl's queued page messages: the answer must
+      // not wait for the queue to let go of the crawl's pages.
+      const cancelled =
+        db.backend === 'postgresql'
+          ? await db.transaction(async (tx) => {
+              await tx.query(`SELECT id FROM ${queueSchema}.job WHERE name = $1 AND state = 'created' AND data->>'job_id' = $2 LIMIT 1 FOR UPDATE`, [JOB_QUEUES.page, id]);
+              const guard = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the cancel waited for the held page message (hang guard 60 s)')), 60_000).unref());
+              return Promise.race([cancel(), guard]);
+            })
+          : await cancel();
+      assert.equal(cancelled.statusCode, 200, cancelled.body);
+      assert.equal(cancelled.json().status, 'cancelled');
+      const afterAnswer = fetched();
+      await until(
+        'every queued page of the crawl to be over, and none in flight',
+        async () => {
+          const pending = await system.jobs.pendingPageIds(id, { limit: 20_000 });
+          const states = await queue.states(JOB_QUEUES.page, pending.slice(0, 50).concat(pending.slice(-50)));
+          return [...states.values()].every((state) => state === 'cancelled' || state === 'completed') && big.inFlight().length === 0;
+        },
+        { withinMs: 300_000, everyMs: 500 },
+      );
+      // What was claimed when the cancel landed (one per worker slot at most) may still have gone out.
+      assert.ok(afterAnswer - atCancel <= 4, `${afterAnswer - atCancel} pages fetched while the cancel was answered (${onTheWire} on the wire at the cancel)`);
+      assert.equal(fetched(), afterAnswer, 'no page fetched after the answer');
+      const job = await get(id);
+      assert.equal(job.status, 'cancelled');
+      assert.ok(job.progress.pages_done < 100, `${job.progress.pages_done} pages done`);
     });
   });
 }
