@@ -20,7 +20,7 @@ import { normalizeTags } from '../tags/tag-schema.js';
 import { canonicalUrl, urlKey } from '../url-identity/url-key.js';
 import { crawlPolicy } from './crawl-policy.js';
 import { writeCrawlLog } from './crawl-log.js';
-import type { PoliteWait } from './host-politeness.js';
+import { SLEEP_IN_SLOT_MS, sleep, waitingMessageId, type PoliteSlot } from './host-politeness.js';
 import { JOB_QUEUES, type QueuedPage } from './job-queues.js';
 import type { Job, JobRequest } from './job-schema.js';
 import { FINAL_STATUSES, type FrontierEntry, type JobStore } from './job-store.js';
@@ -49,7 +49,7 @@ export interface CrawlRunnerDeps {
   extract: PageExtractor;
   recorder: Pick<ProductRecorder, 'recordScraped' | 'finishRun' | 'published'>;
   articles: Pick<ArticleRecorder, 'recordArticles'>;
-  politeWait: PoliteWait;
+  politeSlot: PoliteSlot;
   /** Tells in-process listeners (live progress streams) that a job changed. */
   changed: (jobId: string) => void;
   /** A signal for one delivery of one job: aborted with RunCancelled when the job was cancelled. */
@@ -172,7 +172,18 @@ export function createCrawlRunner(deps: CrawlRunnerDeps): CrawlRunner {
       if (!(await jobs.pageOpen(page.id))) return;
       using signal = deps.runSignal(job.id, context);
       try {
-        await deps.politeWait(page.url, request.url === undefined, signal);
+        if (page.polite_at === undefined) {
+          const waitMs = await deps.politeSlot(page.url, request.url === undefined);
+          if (waitMs > SLEEP_IN_SLOT_MS) {
+            // Politeness to one host costs no other host a slot: the page waits in the queue, not here.
+            const polite_at = Date.now() + waitMs;
+            await deps.queue.enqueue<QueuedPage>(JOB_QUEUES.page, [{ id: waitingMessageId(page.id), data: { ...page, polite_at } }], { delayMs: waitMs });
+            return;
+          }
+          await sleep(waitMs, signal);
+        } else {
+          await sleep(page.polite_at - Date.now(), signal); // its moment was reserved when it went back
+        }
         const loaded = await deps.loader.forRequest(request)(page.url, { signal });
         signal.throwIfAborted();
         const followLinks = policy.followLinks && page.depth < policy.maxDepth;

@@ -7,6 +7,7 @@ import type { LogStore } from '../scrape-logs/log-store.js';
 import { checkScrapeRequest } from '../scraping/scrape-request.js';
 import { compileGlob } from './crawl-glob.js';
 import { writeCrawlLog } from './crawl-log.js';
+import { waitingMessageId } from './host-politeness.js';
 import { JOB_QUEUES, type JobMessage, type ScheduleMessage } from './job-queues.js';
 import type { Job, JobRequest, Schedule, ScheduleCreate, SchedulePatch } from './job-schema.js';
 import { FINAL_STATUSES, type JobStore } from './job-store.js';
@@ -123,7 +124,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
     for (;;) {
       const ids = await jobs.pendingPageIds(jobId, { limit: CANCEL_SLICE, ...(after === undefined ? {} : { after }) });
       if (ids.length === 0) return;
-      await queue.cancel(JOB_QUEUES.page, ids);
+      await queue.cancel(JOB_QUEUES.page, [...ids, ...ids.map(waitingMessageId)]);
       after = ids.at(-1);
     }
   };

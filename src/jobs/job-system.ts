@@ -9,7 +9,7 @@ import type { PageExtractor } from '../scraping/extract/pool.js';
 import type { PageLoader } from '../scraping/page-loader.js';
 import type { Scraper } from '../scraping/scrape-run.js';
 import { createCrawlRunner } from './crawl-runner.js';
-import { createPoliteWait } from './host-politeness.js';
+import { createPoliteSlot } from './host-politeness.js';
 import { createJobEvents, type JobEvents } from './job-events.js';
 import { JOB_POLICIES, JOB_QUEUES } from './job-queues.js';
 import { createJobRunner, jobSignal } from './job-runner.js';
@@ -76,7 +76,7 @@ export function createJobSystem(deps: JobSystemDeps): JobSystem {
     extract: deps.extract,
     recorder: deps.recorder,
     articles: deps.articles,
-    politeWait: createPoliteWait(deps.db, deps.fetcher),
+    politeSlot: createPoliteSlot(deps.db, deps.fetcher),
     changed,
     runSignal: (jobId, context) => jobSignal(jobs, jobId, context),
     settings,

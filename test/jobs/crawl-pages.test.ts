@@ -149,5 +149,23 @@ for (const backend of backends()) {
       assert.equal(job.status, 'cancelled');
       assert.ok(job.progress.pages_done < 100, `${job.progress.pages_done} pages done`);
     });
+
+    test('Crawl-delay: 60 on one host holds no worker slot: a crawl of another host runs while its pages wait in the queue', async () => {
+      const polite = await site({ catalogue: { pages: 2, perPage: 10 }, sitemap: false, robots: 'User-agent: *\nCrawl-delay: 60\n' });
+      const fast = await site();
+      const slow = await crawl({ url: `${polite.url}books/`, crawl: { max_pages: 30, exclude: ['**/category/**'] } });
+      const host = new URL(polite.url).host;
+      // Page 1 fetched, and more of its pages than there are worker slots have taken their moments (60 s apart).
+      await until('the polite host to have five pages waiting', async () => {
+        const [row] = await db.query<{ ahead: number }>('SELECT extract(epoch FROM next_at - now())::float8 AS ahead FROM host_politeness WHERE host = $1', [host]);
+        return row !== undefined && row.ahead > 4.5 * 60;
+      });
+      const other = await untilEnded(await crawl({ url: `${fast.url}pages/opengraph.html`, crawl: { max_pages: 1 } }), 300_000);
+      assert.equal(other.status, 'succeeded', JSON.stringify(other));
+      const politeHits = [...polite.hits].filter(([path]) => path.startsWith('/books/'));
+      assert.equal(politeHits.length, 1, `the other crawl ended while the polite host had served its first page only: ${JSON.stringify(politeHits)}`);
+      assert.equal((await get(slow)).status, 'running');
+      assert.equal((await app.inject({ method: 'DELETE', url: `/jobs/${slow}` })).statusCode, 200);
+    });
   });
 }
