@@ -186,13 +186,17 @@ export function createCrawlRunner(deps: CrawlRunnerDeps): CrawlRunner {
         }
         const loaded = await deps.loader.forRequest(request)(page.url, { signal });
         signal.throwIfAborted();
-        const followLinks = policy.followLinks && page.depth < policy.maxDepth;
+        // Links are read at max_depth too, only to count what the depth cut.
         const processed = await processPage(loaded, deps.extract, {
           ...(request.selectors ? { selectors: request.selectors as Selectors } : {}),
-          links: followLinks,
+          links: policy.followLinks,
         });
-        const linked = followLinks ? (processed.links ?? []).filter((url) => policy.accepts(url)).map((url) => ({ url, depth: page.depth + 1 })) : [];
+        // The page's "next" link first: when the budget runs short, the listing chain that leads on to
+        // everything else is what is kept, not the last of the sidebar and cards before it.
+        const links = processed.nextUrl === null ? (processed.links ?? []) : [processed.nextUrl, ...(processed.links ?? [])];
+        const linked = policy.followLinks ? links.filter((url) => policy.accepts(url)).map((url) => ({ url, depth: page.depth + 1 })) : [];
         const discovered = frontierEntries(linked);
+        const tooDeep = page.depth >= policy.maxDepth;
         const raw = processed.items.map((item) => ({ ...item, page_url: processed.url }));
         const rawArticles = processed.articles.map((article) => loggedArticle(article));
         let pending: number | undefined;
@@ -208,8 +212,17 @@ export function createCrawlRunner(deps: CrawlRunnerDeps): CrawlRunner {
           if (!settled) return [];
           const stored = await storePages({ products: deps.recorder, articles: deps.articles }, [processed], crawlRun(job), tx);
           // Every frontier row is counted in pages_discovered, so the locked row says how much room is left.
-          const room = Math.max(0, policy.maxPages - locked.progress.pages_discovered);
+          const room = tooDeep ? 0 : Math.max(0, policy.maxPages - locked.progress.pages_discovered);
           const added = room === 0 ? [] : await jobs.addToFrontier(job.id, discovered.slice(0, room), tx);
+          // What a limit cut, counted so that a crawl that stops early says why (links already known are not counted).
+          const cut =
+            tooDeep || room < discovered.length
+              ? await jobs.countUnknown(
+                  job.id,
+                  discovered.slice(room).map((e) => e.url_key),
+                  tx,
+                )
+              : 0;
           await enqueuePages(job.id, added, tx);
           ({ pending } = await jobs.addProgress(
             job.id,
@@ -222,6 +235,7 @@ export function createCrawlRunner(deps: CrawlRunnerDeps): CrawlRunner {
               articlesFound: processed.articles.length,
               articlesCreated: stored.articlesCreated,
               articlesUpdated: stored.articlesUpdated,
+              ...(tooDeep ? { linksOverMaxDepth: cut } : { linksOverMaxPages: cut }),
             },
             tx,
           ));

@@ -11,7 +11,7 @@ const isoTime = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY
 
 const JOB_COLUMNS = `id, kind, status, source_url, request, schedule_id, attempts,
   pages_done, pages_discovered, pages_failed, products_found, products_created, products_updated,
-  articles_found, articles_created, articles_updated, log_ids, error, ${isoTime('created_at')} AS created_at, ${isoTime('started_at')} AS started_at,
+  articles_found, articles_created, articles_updated, links_over_max_pages, links_over_max_depth, log_ids, error, ${isoTime('created_at')} AS created_at, ${isoTime('started_at')} AS started_at,
   ${isoTime('finished_at')} AS finished_at, ${isoTime('updated_at')} AS updated_at`;
 
 interface JobRow {
@@ -31,6 +31,8 @@ interface JobRow {
   articles_found: number;
   articles_created: number;
   articles_updated: number;
+  links_over_max_pages: number;
+  links_over_max_depth: number;
   log_ids: string[] | string;
   error: Job['error'];
   created_at: string;
@@ -60,6 +62,8 @@ export interface ProgressDelta {
   articlesFound?: number;
   articlesCreated?: number;
   articlesUpdated?: number;
+  linksOverMaxPages?: number;
+  linksOverMaxDepth?: number;
 }
 
 export interface FrontierEntry {
@@ -104,6 +108,8 @@ export interface JobStore {
 
   /** Adds URLs to a crawl's frontier, each once; answers the ones that were new. */
   addToFrontier(jobId: string, entries: readonly FrontierEntry[], tx: Queryable): Promise<FrontierEntry[]>;
+  /** How many of `keys` (url keys) the crawl's frontier does not hold: links it would follow, were it not for a limit. */
+  countUnknown(jobId: string, keys: readonly string[], tx: Queryable): Promise<number>;
   /** Marks a frontier page done or failed; false when it was not pending (a retry after a crash, say). */
   settlePage(
     pageId: string,
@@ -146,6 +152,8 @@ function toJob(row: JobRow): Job {
       articles_found: row.articles_found,
       articles_created: row.articles_created,
       articles_updated: row.articles_updated,
+      links_over_max_pages: row.links_over_max_pages,
+      links_over_max_depth: row.links_over_max_depth,
     },
     log_ids: parseUuidArray(row.log_ids),
     error: row.error,
@@ -219,7 +227,7 @@ export function createJobStore(db: Database): JobStore {
         `UPDATE jobs SET pages_done = pages_done + $2, pages_discovered = pages_discovered + $3, pages_failed = pages_failed + $4,
            products_found = products_found + $5, products_created = products_created + $6, products_updated = products_updated + $7,
            articles_found = articles_found + $8, articles_created = articles_created + $9, articles_updated = articles_updated + $10,
-           updated_at = now()
+           links_over_max_pages = links_over_max_pages + $11, links_over_max_depth = links_over_max_depth + $12, updated_at = now()
          WHERE id = $1 RETURNING pages_discovered - pages_done - pages_failed AS pending`,
         [
           id,
@@ -232,6 +240,8 @@ export function createJobStore(db: Database): JobStore {
           d.articlesFound ?? 0,
           d.articlesCreated ?? 0,
           d.articlesUpdated ?? 0,
+          d.linksOverMaxPages ?? 0,
+          d.linksOverMaxDepth ?? 0,
         ],
       );
       return { pending: row?.pending ?? 0 };
@@ -279,6 +289,15 @@ export function createJobStore(db: Database): JobStore {
          RETURNING id, url_key, url, depth`,
         [jobId, entries.map((e) => e.id), entries.map((e) => e.url_key), entries.map((e) => e.url), entries.map((e) => e.depth)],
       );
+    },
+
+    async countUnknown(jobId, keys, tx) {
+      if (keys.length === 0) return 0;
+      const [row] = await tx.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM unnest($2::text[]) AS k (url_key) WHERE NOT EXISTS (SELECT 1 FROM crawl_frontier f WHERE f.job_id = $1 AND f.url_key = k.url_key)`,
+        [jobId, keys],
+      );
+      return row?.n ?? 0;
     },
 
     async settlePage(pageId, outcome, tx) {

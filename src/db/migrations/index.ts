@@ -12,5 +12,6 @@ import { migration as m009 } from './009-event-feed-by-transaction.js';
 import { migration as m010 } from './010-search-lowered-title.js';
 import { migration as m011 } from './011-articles.js';
 import { migration as m013 } from './013-tags-and-alerts.js';
+import { migration as m015 } from './015-crawl-links-not-followed.js';
 
-export const migrations: readonly Migration[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009, m010, m011, m013];
+export const migrations: readonly Migration[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009, m010, m011, m013, m015];
