@@ -21,10 +21,24 @@ import { normalizeTags } from '../tags/tag-schema.js';
 import { canonicalUrl, urlKey } from '../url-identity/url-key.js';
 import { crawlPolicy } from './crawl-policy.js';
 import { writeCrawlLog } from './crawl-log.js';
-import type { PoliteWait } from './host-politeness.js';
+import { SLEEP_IN_SLOT_MS, sleep, waitingMessageId, type PoliteSlot } from './host-politeness.js';
 import { JOB_QUEUES, type QueuedPage } from './job-queues.js';
 import type { Job, JobRequest } from './job-schema.js';
 import { FINAL_STATUSES, type FrontierEntry, type JobStore } from './job-store.js';
+
+/** How often a crawl still reading its sitemaps tells that it is alive. */
+const HEARTBEAT_MS = 1000;
+
+const NO_FRONTIER: NonNullable<Job['error']> = {
+  type: 'urn:data-aggregator:problem:crawl-not-seeded',
+  status: 503,
+  detail: 'The crawl ended before its first page was queued: the worker seeding it stopped and its retries ran out.',
+};
+const NO_PAGE_STORED: NonNullable<Job['error']> = {
+  type: 'urn:data-aggregator:problem:crawl-empty',
+  status: 502,
+  detail: 'The crawl ended without storing any page.',
+};
 
 export interface CrawlRunnerDeps {
   db: Database;
@@ -36,7 +50,7 @@ export interface CrawlRunnerDeps {
   extract: PageExtractor;
   recorder: Pick<ProductRecorder, 'recordScraped' | 'finishRun' | 'published'>;
   articles: Pick<ArticleRecorder, 'recordArticles'>;
-  politeWait: PoliteWait;
+  politeSlot: PoliteSlot;
   /** Tells in-process listeners (live progress streams) that a job changed. */
   changed: (jobId: string) => void;
   /** A signal for one delivery of one job: aborted with RunCancelled when the job was cancelled. */
@@ -70,10 +84,12 @@ export function createCrawlRunner(deps: CrawlRunnerDeps): CrawlRunner {
     const status = job.progress.pages_done > 0 ? 'succeeded' : 'failed';
     const pages = await jobs.pages(jobId);
     const firstError = pages.find((p) => p.status === 'failed')?.error as Job['error'] | undefined;
+    // A failed job always says why: its first failed page's error, or that it had no page at all.
+    const error = status === 'succeeded' ? null : (firstError ?? ((await jobs.hasFrontier(jobId)) ? NO_PAGE_STORED : NO_FRONTIER));
     // The log first, under the job's own id: a second finisher's write is refused, not doubled.
-    await writeCrawlLog(deps.logs, job, pages, status, status === 'failed' ? (firstError ?? null) : null);
+    await writeCrawlLog(deps.logs, job, pages, status, error);
     const events = await deps.db.transaction(async (tx) => {
-      const ended = await jobs.finish(jobId, status, status === 'failed' ? (firstError ?? null) : null, tx);
+      const ended = await jobs.finish(jobId, status, error, tx);
       await jobs.addLog(jobId, jobId, tx);
       // Only a crawl that ended well says what its source no longer lists; a failed one counts for nothing.
       return ended !== undefined && status === 'succeeded' ? deps.recorder.finishRun(crawlRun(job), tx) : [];
@@ -122,9 +138,17 @@ export function createCrawlRunner(deps: CrawlRunnerDeps): CrawlRunner {
         return;
       }
       using signal = deps.runSignal(job.id, context);
-      const sitemap = policy.useSitemap
-        ? await readSitemaps(sourceUrl, deps.fetcher, { trusted, timeoutMs: request.timeout_ms ?? deps.settings.defaultTimeoutMs, signal, limit: policy.maxPages })
-        : { urls: [] };
+      // Reading sitemaps may take minutes (slow hosts, an index of thousands): the crawl says it is alive,
+      // so that no sweep takes it for one whose worker died.
+      const heartbeat = setInterval(() => void jobs.touch(job.id).catch(() => undefined), HEARTBEAT_MS);
+      let sitemap: { urls: string[] };
+      try {
+        sitemap = policy.useSitemap
+          ? await readSitemaps(sourceUrl, deps.fetcher, { trusted, timeoutMs: request.timeout_ms ?? deps.settings.defaultTimeoutMs, signal, limit: policy.maxPages })
+          : { urls: [] };
+      } finally {
+        clearInterval(heartbeat);
+      }
       const candidates = [{ url: sourceUrl, depth: 0 }, ...sitemap.urls.filter((url) => policy.accepts(url)).map((url) => ({ url, depth: 1 }))];
       const entries = frontierEntries(candidates).slice(0, policy.maxPages);
       await deps.db.transaction(async (tx) => {
@@ -144,23 +168,41 @@ export function createCrawlRunner(deps: CrawlRunnerDeps): CrawlRunner {
       if (running === undefined || FINAL_STATUSES.has(running.job.status)) return;
       const { job, request } = running;
       const policy = crawlPolicy(request.url ?? job.source_url, request.crawl ?? {});
+      // Fresh, not cached: a cancelled crawl fetches nothing more, and a message delivered again after its
+      // page was stored (its handler failed after the commit, say) does not fetch the page twice.
+      if (!(await jobs.pageOpen(page.id))) return;
       using signal = deps.runSignal(job.id, context);
       try {
-        await deps.politeWait(page.url, request.url === undefined, signal);
+        if (page.polite_at === undefined) {
+          const waitMs = await deps.politeSlot(page.url, request.url === undefined);
+          if (waitMs > SLEEP_IN_SLOT_MS) {
+            // Politeness to one host costs no other host a slot: the page waits in the queue, not here.
+            const polite_at = Date.now() + waitMs;
+            await deps.queue.enqueue<QueuedPage>(JOB_QUEUES.page, [{ id: waitingMessageId(page.id), data: { ...page, polite_at } }], { delayMs: waitMs });
+            return;
+          }
+          await sleep(waitMs, signal);
+        } else {
+          await sleep(page.polite_at - Date.now(), signal); // its moment was reserved when it went back
+        }
         const loaded = await deps.loader.forRequest(request)(page.url, { signal });
         signal.throwIfAborted();
-        const followLinks = policy.followLinks && page.depth < policy.maxDepth;
+        // Links are read at max_depth too, only to count what the depth cut.
         const processed = await processPage(
           loaded,
           deps.extract,
           {
             ...(request.selectors ? { selectors: request.selectors as Selectors } : {}),
-            links: followLinks,
+            links: policy.followLinks,
           },
           { signal, timeoutMs: request.timeout_ms ?? deps.settings.defaultTimeoutMs },
         );
-        const linked = followLinks ? (processed.links ?? []).filter((url) => policy.accepts(url)).map((url) => ({ url, depth: page.depth + 1 })) : [];
+        // The page's "next" link first: when the budget runs short, the listing chain that leads on to
+        // everything else is what is kept, not the last of the sidebar and cards before it.
+        const links = processed.nextUrl === null ? (processed.links ?? []) : [processed.nextUrl, ...(processed.links ?? [])];
+        const linked = policy.followLinks ? links.filter((url) => policy.accepts(url)).map((url) => ({ url, depth: page.depth + 1 })) : [];
         const discovered = frontierEntries(linked);
+        const tooDeep = page.depth >= policy.maxDepth;
         const raw = processed.items.map((item) => ({ ...item, page_url: processed.url }));
         const rawArticles = processed.articles.map((article) => loggedArticle(article));
         let pending: number | undefined;
@@ -184,8 +226,17 @@ export function createCrawlRunner(deps: CrawlRunnerDeps): CrawlRunner {
           if (!settled) return [];
           const stored = await storePages({ products: deps.recorder, articles: deps.articles }, [processed], crawlRun(job), tx);
           // Every frontier row is counted in pages_discovered, so the locked row says how much room is left.
-          const room = Math.max(0, policy.maxPages - locked.progress.pages_discovered);
+          const room = tooDeep ? 0 : Math.max(0, policy.maxPages - locked.progress.pages_discovered);
           const added = room === 0 ? [] : await jobs.addToFrontier(job.id, discovered.slice(0, room), tx);
+          // What a limit cut, counted so that a crawl that stops early says why (links already known are not counted).
+          const cut =
+            tooDeep || room < discovered.length
+              ? await jobs.countUnknown(
+                  job.id,
+                  discovered.slice(room).map((e) => e.url_key),
+                  tx,
+                )
+              : 0;
           await enqueuePages(job.id, added, tx);
           ({ pending } = await jobs.addProgress(
             job.id,
@@ -198,6 +249,7 @@ export function createCrawlRunner(deps: CrawlRunnerDeps): CrawlRunner {
               articlesFound: processed.articles.length,
               articlesCreated: stored.articlesCreated,
               articlesUpdated: stored.articlesUpdated,
+              ...(tooDeep ? { linksOverMaxDepth: cut } : { linksOverMaxPages: cut }),
             },
             tx,
           ));

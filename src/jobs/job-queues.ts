@@ -12,6 +12,8 @@ export interface QueuedPage {
   job_id: string;
   url: string;
   depth: number;
+  /** Set when the page went back to the queue to wait for its host: its reserved moment (epoch ms). */
+  polite_at?: number;
 }
 
 /** A schedule's due time: the message waits in the queue until `at` (absent in calendar entries of releases before migration 14). */

@@ -5,6 +5,7 @@ import type { Handler, Queue, WorkContext } from '../queue/queue.js';
 import type { Scraper } from '../scraping/scrape-run.js';
 import type { ScrapeRequest } from '../scraping/scrape-schema.js';
 import { errorOf, type CrawlRunner } from './crawl-runner.js';
+import { waitingMessageId } from './host-politeness.js';
 import { JOB_QUEUES, type JobMessage, type QueuedPage, type ScheduleMessage } from './job-queues.js';
 import type { Job } from './job-schema.js';
 import type { JobService } from './job-service.js';
@@ -115,8 +116,17 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
           continue;
         }
         const pending = await jobs.pendingPageIds(job.id);
-        const states = await deps.queue.states(JOB_QUEUES.page, pending.slice(0, 200));
-        for (const [pageId, state] of states) {
+        // A crawl still seeding has no frontier: it is over only when its seed's message is.
+        if (pending.length === 0 && !(await jobs.hasFrontier(job.id))) {
+          const state = (await deps.queue.states(JOB_QUEUES.job, [job.id])).get(job.id);
+          if (state !== 'failed' && state !== 'cancelled' && state !== 'completed') continue;
+        }
+        const slice = pending.slice(0, 200);
+        // A page waiting for its host is a second message (host-politeness.ts); its state is the page's.
+        const first = await deps.queue.states(JOB_QUEUES.page, slice);
+        const waiting = await deps.queue.states(JOB_QUEUES.page, slice.map(waitingMessageId));
+        for (const pageId of slice) {
+          const state = waiting.get(waitingMessageId(pageId)) ?? first.get(pageId);
           if (state !== 'failed' && state !== 'cancelled' && state !== 'completed') continue;
           await deps.db.transaction(async (tx) => {
             if (

@@ -7,6 +7,7 @@ import type { LogStore } from '../scrape-logs/log-store.js';
 import { checkScrapeRequest } from '../scraping/scrape-request.js';
 import { compileGlob } from './crawl-glob.js';
 import { writeCrawlLog } from './crawl-log.js';
+import { waitingMessageId } from './host-politeness.js';
 import { JOB_QUEUES, type JobMessage, type ScheduleMessage } from './job-queues.js';
 import type { Job, JobRequest, Schedule, ScheduleCreate, SchedulePatch } from './job-schema.js';
 import { FINAL_STATUSES, type JobStore } from './job-store.js';
@@ -51,7 +52,11 @@ export interface JobServiceDeps {
   schedulesMax: number;
   allowPrivateNetworks: boolean;
   changed: (jobId: string) => void;
+  logger?: { warn(details: object, message: string): void };
 }
+
+/** Queue messages of a cancelled crawl's pending pages are cancelled this many at a time, after the answer. */
+const CANCEL_SLICE = 5000;
 
 export class JobAlreadyEnded extends HttpProblem {
   constructor(job: Job) {
@@ -139,6 +144,16 @@ export function createJobService(deps: JobServiceDeps): JobService {
     }
   };
 
+  const cancelPages = async (jobId: string): Promise<void> => {
+    let after: string | undefined;
+    for (;;) {
+      const ids = await jobs.pendingPageIds(jobId, { limit: CANCEL_SLICE, ...(after === undefined ? {} : { after }) });
+      if (ids.length === 0) return;
+      await queue.cancel(JOB_QUEUES.page, [...ids, ...ids.map(waitingMessageId)]);
+      after = ids.at(-1);
+    }
+  };
+
   return {
     async create(request, options = {}) {
       check(request);
@@ -169,10 +184,14 @@ export function createJobService(deps: JobServiceDeps): JobService {
       }
       await queue.cancel(JOB_QUEUES.job, [id]);
       if (job.kind === 'crawl') {
-        await queue.cancel(JOB_QUEUES.page, await jobs.pendingPageIds(id));
         // A crawl's pages commit under the job row's lock, so every page stored before the cancel is in this log.
         await writeCrawlLog(deps.logs, cancelled, await jobs.pages(id), 'cancelled', cancelled.error);
         await jobs.addLog(id, id);
+        // Its pending pages are many (tens of thousands): the answer does not wait for their messages.
+        // None fetches meanwhile: each page reads its crawl's state before fetching (crawl-runner.ts).
+        void cancelPages(id).catch((error: unknown) =>
+          deps.logger?.warn({ err: error, job: id }, 'cancelling the queued pages of a cancelled crawl failed; they end unfetched when delivered'),
+        );
       }
       deps.changed(id);
       return (await jobs.get(id))!;

@@ -11,7 +11,7 @@ const isoTime = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY
 
 const JOB_COLUMNS = `id, kind, status, source_url, request, schedule_id, attempts,
   pages_done, pages_discovered, pages_failed, products_found, products_created, products_updated,
-  articles_found, articles_created, articles_updated, log_ids, error, ${isoTime('created_at')} AS created_at, ${isoTime('started_at')} AS started_at,
+  articles_found, articles_created, articles_updated, links_over_max_pages, links_over_max_depth, log_ids, error, ${isoTime('created_at')} AS created_at, ${isoTime('started_at')} AS started_at,
   ${isoTime('finished_at')} AS finished_at, ${isoTime('updated_at')} AS updated_at`;
 
 interface JobRow {
@@ -31,6 +31,8 @@ interface JobRow {
   articles_found: number;
   articles_created: number;
   articles_updated: number;
+  links_over_max_pages: number;
+  links_over_max_depth: number;
   log_ids: string[] | string;
   error: Job['error'];
   created_at: string;
@@ -60,6 +62,8 @@ export interface ProgressDelta {
   articlesFound?: number;
   articlesCreated?: number;
   articlesUpdated?: number;
+  linksOverMaxPages?: number;
+  linksOverMaxDepth?: number;
 }
 
 export interface FrontierEntry {
@@ -71,7 +75,7 @@ export interface FrontierEntry {
 
 export interface FrontierPage {
   url: string;
-  status: 'pending' | 'done' | 'failed';
+  status: 'done' | 'failed';
   page_type: string | null;
   items: unknown[] | null;
   /** The page's articles as its log keeps them (run-log.ts). */
@@ -94,13 +98,20 @@ export interface JobStore {
   finish(id: string, status: 'succeeded' | 'failed' | 'cancelled', error?: Job['error'], tx?: Queryable): Promise<Job | undefined>;
   /** Locks the job row for the rest of the transaction: frontier growth of one crawl is serialised. */
   lock(id: string, tx: Queryable): Promise<Job | undefined>;
-  /** Crawls still running whose frontier has nothing left to do (a finisher that died). */
+  /** A sign of life from a step that changes nothing else for a while (a crawl reading its sitemaps). */
+  touch(id: string): Promise<void>;
+  /**
+   * Crawls still running whose frontier has nothing left to do (a finisher that died). A crawl with no
+   * frontier yet is still seeding, not stalled: its seed's own message answers for it.
+   */
   stalledCrawls(): Promise<string[]>;
   /** Scrape jobs marked running whose last change is older than `seconds` (their worker may be gone). */
   quietRunning(seconds: number): Promise<Job[]>;
 
   /** Adds URLs to a crawl's frontier, each once; answers the ones that were new. */
   addToFrontier(jobId: string, entries: readonly FrontierEntry[], tx: Queryable): Promise<FrontierEntry[]>;
+  /** How many of `keys` (url keys) the crawl's frontier does not hold: links it would follow, were it not for a limit. */
+  countUnknown(jobId: string, keys: readonly string[], tx: Queryable): Promise<number>;
   /** Marks a frontier page done or failed; false when it was not pending (a retry after a crash, say). */
   settlePage(
     pageId: string,
@@ -116,8 +127,18 @@ export interface JobStore {
     },
     tx: Queryable,
   ): Promise<boolean>;
-  pendingPageIds(jobId: string): Promise<string[]>;
+  /**
+   * Whether a frontier page is still to be fetched, read fresh before each fetch (one primary-key
+   * lookup): a redelivered message whose page is already settled, or a page of a crawl that has ended,
+   * fetches nothing.
+   */
+  pageOpen(pageId: string): Promise<boolean>;
+  /** Ids of a crawl's pending pages, `limit` at most, after `after` (ids in order): read in slices. */
+  pendingPageIds(jobId: string, slice?: { after?: string; limit?: number }): Promise<string[]>;
   pendingCount(jobId: string, tx?: Queryable): Promise<number>;
+  /** Whether a crawl has any frontier row yet (none while its seed reads the sitemaps). */
+  hasFrontier(jobId: string): Promise<boolean>;
+  /** The crawl's settled pages (done or failed), what its log is made of; pending ones are not read. */
   pages(jobId: string): Promise<FrontierPage[]>;
   /** The request as sent, passwords in URLs included: what a worker runs (Job.request shows them redacted). */
   runRequest(id: string, tx?: Queryable): Promise<JobRequest | undefined>;
@@ -142,6 +163,8 @@ function toJob(row: JobRow): Job {
       articles_found: row.articles_found,
       articles_created: row.articles_created,
       articles_updated: row.articles_updated,
+      links_over_max_pages: row.links_over_max_pages,
+      links_over_max_depth: row.links_over_max_depth,
     },
     log_ids: parseUuidArray(row.log_ids),
     error: row.error,
@@ -215,7 +238,7 @@ export function createJobStore(db: Database): JobStore {
         `UPDATE jobs SET pages_done = pages_done + $2, pages_discovered = pages_discovered + $3, pages_failed = pages_failed + $4,
            products_found = products_found + $5, products_created = products_created + $6, products_updated = products_updated + $7,
            articles_found = articles_found + $8, articles_created = articles_created + $9, articles_updated = articles_updated + $10,
-           updated_at = now()
+           links_over_max_pages = links_over_max_pages + $11, links_over_max_depth = links_over_max_depth + $12, updated_at = now()
          WHERE id = $1 RETURNING pages_discovered - pages_done - pages_failed AS pending`,
         [
           id,
@@ -228,6 +251,8 @@ export function createJobStore(db: Database): JobStore {
           d.articlesFound ?? 0,
           d.articlesCreated ?? 0,
           d.articlesUpdated ?? 0,
+          d.linksOverMaxPages ?? 0,
+          d.linksOverMaxDepth ?? 0,
         ],
       );
       return { pending: row?.pending ?? 0 };
@@ -247,9 +272,14 @@ export function createJobStore(db: Database): JobStore {
 
     lock: (id, tx) => one(`SELECT ${JOB_COLUMNS} FROM jobs WHERE id = $1 FOR UPDATE`, [id], tx),
 
+    async touch(id) {
+      await db.query(`UPDATE jobs SET updated_at = now() WHERE id = $1 AND status IN ('queued', 'running')`, [id]);
+    },
+
     async stalledCrawls() {
       const rows = await db.query<{ id: string }>(
         `SELECT id FROM jobs j WHERE kind = 'crawl' AND status = 'running' AND updated_at < now() - interval '5 seconds'
+           AND EXISTS (SELECT 1 FROM crawl_frontier f WHERE f.job_id = j.id)
            AND NOT EXISTS (SELECT 1 FROM crawl_frontier f WHERE f.job_id = j.id AND f.status = 'pending')`,
       );
       return rows.map((r) => r.id);
@@ -272,6 +302,15 @@ export function createJobStore(db: Database): JobStore {
       );
     },
 
+    async countUnknown(jobId, keys, tx) {
+      if (keys.length === 0) return 0;
+      const [row] = await tx.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM unnest($2::text[]) AS k (url_key) WHERE NOT EXISTS (SELECT 1 FROM crawl_frontier f WHERE f.job_id = $1 AND f.url_key = k.url_key)`,
+        [jobId, keys],
+      );
+      return row?.n ?? 0;
+    },
+
     async settlePage(pageId, outcome, tx) {
       const rows = await tx.query(
         `UPDATE crawl_frontier SET status = $2, page_type = $3, products = $4, items = $5, error = $6, worker = $7, duration_ms = $8, articles = $9, site_rule_warning = $10, finished_at = now()
@@ -292,8 +331,18 @@ export function createJobStore(db: Database): JobStore {
       return rows.length > 0;
     },
 
-    async pendingPageIds(jobId) {
-      const rows = await db.query<{ id: string }>(`SELECT id FROM crawl_frontier WHERE job_id = $1 AND status = 'pending'`, [jobId]);
+    async pageOpen(pageId) {
+      const rows = await db.query(`SELECT 1 FROM crawl_frontier f JOIN jobs j ON j.id = f.job_id WHERE f.id = $1 AND f.status = 'pending' AND j.status IN ('queued', 'running')`, [
+        pageId,
+      ]);
+      return rows.length > 0;
+    },
+
+    async pendingPageIds(jobId, slice = {}) {
+      const rows = await db.query<{ id: string }>(
+        `SELECT id FROM crawl_frontier WHERE job_id = $1 AND status = 'pending' AND ($2::uuid IS NULL OR id > $2::uuid) ORDER BY id LIMIT $3`,
+        [jobId, slice.after ?? null, slice.limit ?? null],
+      );
       return rows.map((r) => r.id);
     },
 
@@ -302,9 +351,13 @@ export function createJobStore(db: Database): JobStore {
       return row?.n ?? 0;
     },
 
+    async hasFrontier(jobId) {
+      return (await db.query('SELECT 1 FROM crawl_frontier WHERE job_id = $1 LIMIT 1', [jobId])).length > 0;
+    },
+
     pages: (jobId) =>
       db.query<FrontierPage>(
-        `SELECT url, status, page_type, items, articles, error, site_rule_warning FROM crawl_frontier WHERE job_id = $1 ORDER BY depth, finished_at NULLS LAST, url_key`,
+        `SELECT url, status, page_type, items, articles, error, site_rule_warning FROM crawl_frontier WHERE job_id = $1 AND status <> 'pending' ORDER BY depth, finished_at NULLS LAST, url_key`,
         [jobId],
       ),
   };

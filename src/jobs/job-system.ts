@@ -9,7 +9,7 @@ import type { PageExtractor } from '../scraping/extract/pool.js';
 import type { PageLoader } from '../scraping/page-loader.js';
 import type { Scraper } from '../scraping/scrape-run.js';
 import { createCrawlRunner } from './crawl-runner.js';
-import { createPoliteWait } from './host-politeness.js';
+import { createPoliteSlot } from './host-politeness.js';
 import { createJobEvents, type JobEvents } from './job-events.js';
 import { JOB_POLICIES, JOB_QUEUES } from './job-queues.js';
 import { createJobRunner, jobSignal } from './job-runner.js';
@@ -24,6 +24,8 @@ export interface JobSystem {
   events: JobEvents;
   /** Handles jobs, crawl pages and schedules in this process, and sweeps what dead workers left. */
   work(): Promise<void>;
+  /** Repairs what dead workers left, now (a working process does it every few seconds by itself). */
+  sweep(): Promise<void>;
   /** Stops sweeping (the queue's own stop ends the handlers). */
   stop(): void;
 }
@@ -63,6 +65,7 @@ export function createJobSystem(deps: JobSystemDeps): JobSystem {
     allowPrivateNetworks: settings.allowPrivateNetworks,
     schedulesMax: settings.schedulesMax,
     changed,
+    ...(deps.logger ? { logger: deps.logger } : {}),
   });
   const crawls = createCrawlRunner({
     db: deps.db,
@@ -74,7 +77,7 @@ export function createJobSystem(deps: JobSystemDeps): JobSystem {
     extract: deps.extract,
     recorder: deps.recorder,
     articles: deps.articles,
-    politeWait: createPoliteWait(deps.db, deps.fetcher),
+    politeSlot: createPoliteSlot(deps.db, deps.fetcher),
     changed,
     runSignal: (jobId, context) => jobSignal(jobs, jobId, context),
     settings,
@@ -87,6 +90,7 @@ export function createJobSystem(deps: JobSystemDeps): JobSystem {
     schedules,
     service,
     events,
+    sweep: () => runner.sweep(),
     async work() {
       const concurrency = settings.workerConcurrency;
       await deps.queue.work(JOB_QUEUES.job, { concurrency }, runner.handlers.job);

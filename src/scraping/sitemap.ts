@@ -1,6 +1,9 @@
 // A site's sitemaps: the ones robots.txt lists and /sitemap.xml, sitemap indexes followed, gzip read, page URLs collected.
-import { gunzipSync } from 'node:zlib';
-import { XMLParser } from 'fast-xml-parser';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { StringDecoder } from 'node:string_decoder';
+import { Readable } from 'node:stream';
+import { createGunzip } from 'node:zlib';
+import { SaxesParser } from 'saxes';
 import { UpstreamFailed } from '../problems.js';
 import type { PageFetcher } from '../egress/page-fetcher.js';
 
@@ -11,11 +14,16 @@ const MAX_SITEMAPS = 50;
 const MAX_NESTING = 3;
 /** The protocol's own limit of a decompressed sitemap. */
 const MAX_SITEMAP_BYTES = 50 * 1024 * 1024;
+/** XML is parsed this much at a time, the event loop free between pieces. */
+const PIECE_BYTES = 64 * 1024;
 
 export interface SitemapResult {
   urls: string[];
-  /** Each sitemap read (or tried), with how many entries it gave or why it failed. */
-  sitemaps: Array<{ url: string; urls: number; error?: string }>;
+  /**
+   * Each sitemap read (or tried), with how many entries it gave or why it failed; `partial` when reading
+   * stopped early because the crawl had every URL it could use.
+   */
+  sitemaps: Array<{ url: string; urls: number; error?: string; partial?: true }>;
 }
 
 export interface SitemapOptions {
@@ -42,11 +50,11 @@ export async function readSitemaps(startUrl: string, fetcher: Pick<PageFetcher, 
   const seen = new Set<string>();
   const urls = new Set<string>();
   const result: SitemapResult = { urls: [], sitemaps: [] };
-  const parser = new XMLParser({ ignoreAttributes: true, removeNSPrefix: true, isArray: (name) => name === 'url' || name === 'sitemap' });
   while (queue.length > 0 && seen.size < MAX_SITEMAPS && urls.size < options.limit) {
     const { url, level } = queue.shift()!;
     if (seen.has(url)) continue;
     seen.add(url);
+    let entries = 0;
     try {
       const resource = await fetcher.fetchResource(url, {
         types: SITEMAP_TYPES,
@@ -54,32 +62,87 @@ export async function readSitemaps(startUrl: string, fetcher: Pick<PageFetcher, 
         timeoutMs: options.timeoutMs,
         ...(options.signal ? { signal: options.signal } : {}),
       });
-      const xml = decode(resource.body, url);
-      const doc = parser.parse(xml) as { urlset?: { url?: Array<{ loc?: unknown }> }; sitemapindex?: { sitemap?: Array<{ loc?: unknown }> } };
-      const pages = (doc.urlset?.url ?? []).map((entry) => absolute(entry.loc, url)).filter((u): u is string => u !== null);
-      const nested = (doc.sitemapindex?.sitemap ?? []).map((entry) => absolute(entry.loc, url)).filter((u): u is string => u !== null);
-      for (const page of pages) if (urls.size < options.limit) urls.add(page);
-      if (level < MAX_NESTING) for (const child of nested) queue.push({ url: child, level: level + 1 });
-      result.sitemaps.push({ url, urls: pages.length + nested.length });
+      const read = await readLocs(resource.body, url, options.signal, (loc, kind) => {
+        const found = absolute(loc, url);
+        if (found === null) return true;
+        entries++;
+        if (kind === 'page') urls.add(found);
+        else if (level < MAX_NESTING && queue.length + seen.size < MAX_SITEMAPS) queue.push({ url: found, level: level + 1 });
+        return urls.size < options.limit;
+      });
+      result.sitemaps.push({ url, urls: entries, ...(read.complete ? {} : { partial: true }) });
     } catch (error) {
       if (options.signal?.aborted) throw error;
-      result.sitemaps.push({ url, urls: 0, error: error instanceof Error ? error.message : String(error) });
+      result.sitemaps.push({ url, urls: entries, error: error instanceof Error ? error.message : String(error) });
     }
   }
   result.urls = [...urls];
   return result;
 }
 
-/** gzip is recognised by its magic bytes, whatever the file is called or served as. */
-function decode(body: Buffer, url: string): string {
-  if (body[0] === 0x1f && body[1] === 0x8b) {
-    try {
-      return gunzipSync(body, { maxOutputLength: MAX_SITEMAP_BYTES }).toString('utf8');
-    } catch (error) {
-      throw new UpstreamFailed(`${url} is not a readable gzip sitemap: ${(error as Error).message}`);
+/**
+ * Streams the `<loc>` of each `<url>` (a page) and `<sitemap>` (a nested sitemap) to `found`, piece by
+ * piece, gzip decompressed on the way; stops as soon as `found` answers false. A 50 MB sitemap never
+ * sits in memory whole, and the event loop turns between pieces.
+ */
+async function readLocs(body: Buffer, url: string, signal: AbortSignal | undefined, found: (loc: string, kind: 'page' | 'sitemap') => boolean): Promise<{ complete: boolean }> {
+  const parser = new SaxesParser();
+  const path: string[] = [];
+  let loc: string | null = null;
+  let wanted = true;
+  parser.on('opentag', (tag) => {
+    const name = localName(tag.name);
+    if (name === 'loc' && (path.at(-1) === 'url' || path.at(-1) === 'sitemap')) loc = '';
+    path.push(name);
+  });
+  const onText = (text: string) => {
+    if (loc !== null) loc += text;
+  };
+  parser.on('text', onText);
+  parser.on('cdata', onText);
+  parser.on('closetag', () => {
+    const name = path.pop();
+    if (name === 'loc' && loc !== null) {
+      if (wanted) wanted = found(loc, path.at(-1) === 'url' ? 'page' : 'sitemap');
+      loc = null;
     }
+  });
+  parser.on('error', (error) => {
+    throw new UpstreamFailed(`${url} is not a readable sitemap: ${error.message}`);
+  });
+
+  const gzipped = body[0] === 0x1f && body[1] === 0x8b;
+  const pieces: AsyncIterable<Buffer> | Iterable<Buffer> = gzipped ? Readable.from([body]).pipe(createGunzip({ chunkSize: PIECE_BYTES })) : slices(body);
+  const decoder = new StringDecoder('utf8');
+  let bytes = 0;
+  try {
+    for await (const piece of pieces) {
+      bytes += piece.length;
+      if (bytes > MAX_SITEMAP_BYTES) throw new UpstreamFailed(`${url} is larger than ${MAX_SITEMAP_BYTES} bytes decompressed, the protocol's limit.`);
+      parser.write(decoder.write(piece));
+      if (!wanted) return { complete: false };
+      signal?.throwIfAborted();
+      await nextTurn();
+    }
+  } catch (error) {
+    if (error instanceof UpstreamFailed || signal?.aborted) throw error;
+    throw new UpstreamFailed(`${url} is not a readable ${gzipped ? 'gzip ' : ''}sitemap: ${(error as Error).message}`);
+  } finally {
+    if ('destroy' in pieces) (pieces as Readable).destroy();
   }
-  return body.toString('utf8');
+  parser.write(decoder.end());
+  parser.close();
+  return { complete: true };
+}
+
+function* slices(body: Buffer): Iterable<Buffer> {
+  for (let at = 0; at < body.length; at += PIECE_BYTES) yield body.subarray(at, at + PIECE_BYTES);
+}
+
+/** `image:loc` and `loc` alike: sitemaps mix namespaces, the element's own name is what counts. */
+function localName(name: string): string {
+  const colon = name.indexOf(':');
+  return colon === -1 ? name : name.slice(colon + 1);
 }
 
 function absolute(loc: unknown, base: string): string | null {

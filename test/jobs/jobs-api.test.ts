@@ -91,6 +91,8 @@ for (const backend of backends()) {
         articles_found: 0,
         articles_created: 0,
         articles_updated: 0,
+        links_over_max_pages: 0,
+        links_over_max_depth: 0,
       });
       assert.equal(job.progress.created + job.progress.updated, 1);
       assert.ok(job.started_at !== null && job.finished_at !== null && job.finished_at >= job.started_at);

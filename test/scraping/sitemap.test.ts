@@ -1,6 +1,9 @@
 // Sitemaps over real HTTP: an index, a plain sitemap and a gzipped one; a missing or broken sitemap is reported, not fatal.
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import { gzipSync } from 'node:zlib';
 import { loadConfig } from '../../src/config/config.js';
 import { createSafeFetcher } from '../../src/egress/safe-fetch.js';
 import { readSitemaps } from '../../src/scraping/sitemap.js';
@@ -49,6 +52,49 @@ describe('readSitemaps', () => {
       assert.match(result.sitemaps[0]!.error ?? '', /404/);
     } finally {
       await bare.close();
+    }
+  });
+
+  test('a 52 MB gzipped sitemap is read as a stream and only until the crawl has the URLs it can use', async () => {
+    // About a million entries, 1 MB or so compressed: the protocol's size, under the download cap.
+    const entry = (i: number) => `<url><loc>https://big.example/p/${String(i).padStart(9, '0')}</loc></url>\n`;
+    const parts = ['<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'];
+    for (let i = 0; i < 950_000; i++) parts.push(entry(i));
+    parts.push('</urlset>\n');
+    const xml = Buffer.from(parts.join(''));
+    assert.ok(xml.length > 52_000_000 - 2_000_000 && xml.length < 50 * 1024 * 1024, `${xml.length} bytes`);
+    const gz = gzipSync(xml);
+    const server = createServer((req, res) => {
+      if (req.url !== '/sitemap.xml') return void res.writeHead(404).end();
+      res.writeHead(200, { 'content-type': 'application/gzip', 'content-length': gz.length }).end(gz);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+      const result = await readSitemaps(url, fetcher, { trusted: false, timeoutMs: 30_000, limit: 10 });
+      assert.deepEqual(
+        result.urls,
+        Array.from({ length: 10 }, (_, i) => `https://big.example/p/${String(i).padStart(9, '0')}`),
+      );
+      assert.deepEqual(result.sitemaps, [{ url: `${url}sitemap.xml`, urls: 10, partial: true }], 'reading stopped at the tenth entry');
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  test('a broken sitemap keeps the entries read before the break and says what broke', async () => {
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/xml' }).end('<urlset><url><loc>https://x.example/a</loc></url><url><loc>https://x.example/b</loc></url><url><loc');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+      const result = await readSitemaps(url, fetcher, { trusted: false, timeoutMs: 5000, limit: 100 });
+      assert.deepEqual(result.urls, ['https://x.example/a', 'https://x.example/b']);
+      assert.equal(result.sitemaps[0]?.urls, 2);
+      assert.match(result.sitemaps[0]?.error ?? '', /not a readable sitemap/);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
     }
   });
 });

@@ -1,0 +1,171 @@
+// A crawl's pages under hostile or unlucky conditions: redelivered messages, slow sitemaps, a Crawl-delay on another host, a cancel with a large frontier.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import type { Database } from '../../src/db/queryable.js';
+import type { App } from '../../src/http/base-app.js';
+import type { JobSystem } from '../../src/jobs/job-system.js';
+import { JOB_QUEUES, type QueuedPage } from '../../src/jobs/job-queues.js';
+import type { Queue } from '../../src/queue/queue.js';
+import { startFixtureSite } from '../fixtures/site.js';
+import { backends, mainServiceOn, warnIfNoPostgres } from '../helpers.js';
+import { until } from '../wait.js';
+
+warnIfNoPostgres();
+
+interface JobBody {
+  id: string;
+  status: string;
+  progress: { pages_done: number; pages_discovered: number; pages_failed: number };
+  error: { type: string; status: number; detail: string } | null;
+  log_ids: string[];
+}
+
+const ENDED = new Set(['succeeded', 'failed', 'cancelled']);
+
+for (const backend of backends()) {
+  describe(`crawl pages on ${backend.name}`, () => {
+    let app: App;
+    let db: Database;
+    let queue: Queue;
+    let system: JobSystem;
+    let queueSchema: string;
+    const closers: Array<() => Promise<void>> = [];
+    const site = async (options: Parameters<typeof startFixtureSite>[0] = {}) => {
+      const started = await startFixtureSite(options);
+      closers.push(() => started.close());
+      return started;
+    };
+
+    before(async () => {
+      db = await backend.open();
+      closers.push(() => db.close());
+      const service = await mainServiceOn(
+        db,
+        { after: (fn) => closers.unshift(fn) },
+        { SCRAPE_ALLOW_PRIVATE_NETWORKS: 'true', WORKER_CONCURRENCY: '4' },
+        { work: true, queueTiming: { retryDelaySeconds: 1 } },
+      );
+      app = service.app;
+      queue = service.context.queue;
+      system = service.context.jobs;
+      queueSchema = service.config.jobs.queueSchema;
+    });
+    after(async () => {
+      for (const close of closers) await close();
+    });
+
+    const get = async (id: string): Promise<JobBody> => (await app.inject({ url: `/jobs/${id}` })).json();
+    const crawl = async (body: object): Promise<string> => {
+      const res = await app.inject({ method: 'POST', url: '/jobs', payload: body });
+      assert.equal(res.statusCode, 202, res.body);
+      return res.json().id as string;
+    };
+    const untilEnded = (id: string, withinMs = 120_000) =>
+      until(
+        `job ${id} to end`,
+        async () => {
+          const job = await get(id);
+          return ENDED.has(job.status) ? job : false;
+        },
+        { withinMs, everyMs: 100 },
+      );
+
+    test('a page message delivered again after its page was stored fetches nothing: no page is fetched twice by a redelivery', async () => {
+      const books = await site({ catalogue: { pages: 3, perPage: 2 }, sitemap: false });
+      // Page 2 held: the crawl stays running while a second delivery of page 1's message comes.
+      const held = books.hold('/books/catalogue/page-2.html');
+      const id = await crawl({ url: `${books.url}books/`, crawl: { max_pages: 20, exclude: ['**/category/**'] } });
+      await until('page 2 to be asked for', () => books.inFlight().includes('/books/catalogue/page-2.html'));
+      const [first] = await db.query<{ id: string; url: string; depth: number }>(`SELECT id, url, depth FROM crawl_frontier WHERE job_id = $1 AND depth = 0 AND status = 'done'`, [
+        id,
+      ]);
+      assert.ok(first !== undefined, 'page 1 is stored');
+      const again = randomUUID();
+      await queue.enqueue<QueuedPage>(JOB_QUEUES.page, [{ id: again, data: { id: first.id, job_id: id, url: first.url, depth: first.depth } }]);
+      await until('the second delivery to be handled', async () => (await queue.states(JOB_QUEUES.page, [again])).get(again) === 'completed');
+      assert.equal(books.hits.get('/books/'), 1, 'page 1 fetched once');
+      held.release();
+      assert.equal((await untilEnded(id)).status, 'succeeded');
+    });
+
+    test('a crawl still reading a slow sitemap is not swept as stalled; it crawls once the sitemap answers', async () => {
+      const slow = await site({ catalogue: { pages: 2, perPage: 2 } });
+      const held = slow.hold('/sitemap.xml');
+      const id = await crawl({ url: `${slow.url}books/`, timeout_ms: 60_000, crawl: { sitemap: true, max_pages: 20, exclude: ['**/category/**'] } });
+      await until('the sitemap to be asked for', () => slow.inFlight().includes('/sitemap.xml'));
+      // Longer than the sweep's idea of a stalled crawl (5 s without a change), then a sweep.
+      await new Promise((resolve) => setTimeout(resolve, 6000));
+      await system.sweep();
+      const during = await get(id);
+      assert.equal(during.status, 'running', JSON.stringify(during));
+      held.release();
+      const job = await untilEnded(id);
+      assert.equal(job.status, 'succeeded', JSON.stringify(job));
+      assert.ok(job.progress.pages_done > 1, "the sitemap's pages were crawled");
+    });
+
+    test('DELETE of a crawl with 10,000 pending pages answers without waiting for their queue messages; no page is fetched after it beyond those on the wire; every queued page ends unfetched', async () => {
+      const big = await site({ catalogue: { pages: 500, perPage: 20 } });
+      const id = await crawl({ url: `${big.url}books/`, crawl: { strategy: 'listed', sitemap: true, max_pages: 20_000 } });
+      await until(
+        'the frontier to be seeded and pages to be fetched',
+        async () => {
+          const job = await get(id);
+          return job.progress.pages_discovered > 10_000 && job.progress.pages_done >= 2;
+        },
+        { withinMs: 240_000, everyMs: 500 },
+      );
+      const fetched = () => [...big.hits].filter(([path]) => path.startsWith('/books/')).reduce((n, [, hits]) => n + hits, 0);
+      const onTheWire = big.inFlight().length;
+      const atCancel = fetched();
+      const cancel = () => app.inject({ method: 'DELETE', url: `/jobs/${id}` });
+      // On PostgreSQL, another session holds one of the crawl's queued page messages: the answer must
+      // not wait for the queue to let go of the crawl's pages.
+      const cancelled =
+        db.backend === 'postgresql'
+          ? await db.transaction(async (tx) => {
+              await tx.query(`SELECT id FROM ${queueSchema}.job WHERE name = $1 AND state = 'created' AND data->>'job_id' = $2 LIMIT 1 FOR UPDATE`, [JOB_QUEUES.page, id]);
+              const guard = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the cancel waited for the held page message (hang guard 60 s)')), 60_000).unref());
+              return Promise.race([cancel(), guard]);
+            })
+          : await cancel();
+      assert.equal(cancelled.statusCode, 200, cancelled.body);
+      assert.equal(cancelled.json().status, 'cancelled');
+      const afterAnswer = fetched();
+      await until(
+        'every queued page of the crawl to be over, and none in flight',
+        async () => {
+          const pending = await system.jobs.pendingPageIds(id, { limit: 20_000 });
+          const states = await queue.states(JOB_QUEUES.page, pending.slice(0, 50).concat(pending.slice(-50)));
+          return [...states.values()].every((state) => state === 'cancelled' || state === 'completed') && big.inFlight().length === 0;
+        },
+        { withinMs: 300_000, everyMs: 500 },
+      );
+      // What was claimed when the cancel landed (one per worker slot at most) may still have gone out.
+      assert.ok(afterAnswer - atCancel <= 4, `${afterAnswer - atCancel} pages fetched while the cancel was answered (${onTheWire} on the wire at the cancel)`);
+      assert.equal(fetched(), afterAnswer, 'no page fetched after the answer');
+      const job = await get(id);
+      assert.equal(job.status, 'cancelled');
+      assert.ok(job.progress.pages_done < 100, `${job.progress.pages_done} pages done`);
+    });
+
+    test('Crawl-delay: 60 on one host holds no worker slot: a crawl of another host runs while its pages wait in the queue', async () => {
+      const polite = await site({ catalogue: { pages: 2, perPage: 10 }, sitemap: false, robots: 'User-agent: *\nCrawl-delay: 60\n' });
+      const fast = await site();
+      const slow = await crawl({ url: `${polite.url}books/`, crawl: { max_pages: 30, exclude: ['**/category/**'] } });
+      const host = new URL(polite.url).host;
+      // Page 1 fetched, and more of its pages than there are worker slots have taken their moments (60 s apart).
+      await until('the polite host to have five pages waiting', async () => {
+        const [row] = await db.query<{ ahead: number }>('SELECT extract(epoch FROM next_at - now())::float8 AS ahead FROM host_politeness WHERE host = $1', [host]);
+        return row !== undefined && row.ahead > 4.5 * 60;
+      });
+      const other = await untilEnded(await crawl({ url: `${fast.url}pages/opengraph.html`, crawl: { max_pages: 1 } }), 300_000);
+      assert.equal(other.status, 'succeeded', JSON.stringify(other));
+      const politeHits = [...polite.hits].filter(([path]) => path.startsWith('/books/'));
+      assert.equal(politeHits.length, 1, `the other crawl ended while the polite host had served its first page only: ${JSON.stringify(politeHits)}`);
+      assert.equal((await get(slow)).status, 'running');
+      assert.equal((await app.inject({ method: 'DELETE', url: `/jobs/${slow}` })).statusCode, 200);
+    });
+  });
+}
