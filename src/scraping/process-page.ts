@@ -51,14 +51,15 @@ export type SiteRuleLookup = (host: string) => Promise<SiteRuleSpec | undefined>
  * schedule, explain) is extracted with the rule of the host it was loaded from.
  */
 export function withSiteRules(extract: PageExtractor, lookup: SiteRuleLookup): PageExtractor {
-  return async (html, pageUrl, options = {}) => {
+  return async (html, pageUrl, options = {}, signal) => {
     let host: string;
     try {
       host = new URL(pageUrl).hostname;
     } catch {
-      return extract(html, pageUrl, options);
+      return extract(html, pageUrl, options, signal);
     }
     const siteRule = await lookup(host);
-    return extract(html, pageUrl, siteRule === undefined ? options : { ...options, siteRule });
+    // The signal goes on: the page timeout and the run's deadline stop the extraction it wraps.
+    return extract(html, pageUrl, siteRule === undefined ? options : { ...options, siteRule }, signal);
   };
 }
