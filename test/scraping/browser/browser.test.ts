@@ -280,7 +280,8 @@ describe('browser renderer', { skip: noChromium }, () => {
     const single = createBrowserRenderer({ executablePath, guardRequest, userAgent: USER_AGENT, maxConcurrentPages: 1 });
     try {
       const finished: number[] = [];
-      await Promise.all([0, 1, 2].map((n) => single.render(`${site.origin}/slow?n=${n}`, { timeoutMs: 10_000 }).then(() => finished.push(n))));
+      // The third waits for the launch and both renders before it: a generous timeout, since the order is what is checked.
+      await Promise.all([0, 1, 2].map((n) => single.render(`${site.origin}/slow?n=${n}`, { timeoutMs: 60_000 }).then(() => finished.push(n))));
       assert.deepEqual(finished, [0, 1, 2]);
       assert.equal(single.launches, 1, 'concurrent first renders share one launch');
     } finally {
