@@ -475,7 +475,7 @@ describe('browser renderer robots.txt and size cap, as in static mode', { skip: 
 
   test('a document its scripts grow past the cap is UpstreamFailed too', async () => {
     await assert.rejects(
-      renderer.render(`${site.origin}/grows`, { timeoutMs: 10_000, waitFor: '#grown' }),
+      renderer.render(`${site.origin}/grows`, { timeoutMs: 30_000, waitFor: '#grown' }),
       isProblem(UpstreamFailed, new RegExp(`/grows is larger than ${CAP} bytes`)),
     );
   });
