@@ -137,7 +137,10 @@ export function SiteRulesScreen() {
     }
     ${
       editing
-        ? html`<${RuleForm} key=${editing.id} rule=${editing} onSaved=${() => (setEditing(null), reload())} onCancel=${() => setEditing(null)} />`
+        ? html`<${RuleForm} key=${editing.id} rule=${editing} onSaved=${() => {
+            setEditing(null);
+            reload();
+          }} onCancel=${() => setEditing(null)} />`
         : html`<${RuleForm} key="new" onSaved=${reload} />`
     }
   `;
