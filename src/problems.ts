@@ -113,10 +113,16 @@ export class BlockedTarget extends HttpProblem {
 export class UpstreamFailed extends HttpProblem {
   /** The upstream's answer will not change by asking again (a 4xx, not HTML, too large, a redirect loop). */
   readonly permanent: boolean;
+  /** The HTTP status the upstream answered with, when it answered with an error. */
+  readonly upstreamStatus: number | undefined;
+  /** How long the upstream asked us to wait (its Retry-After), ms. */
+  readonly retryAfterMs: number | undefined;
 
-  constructor(detail: string, options: { cause?: unknown; permanent?: boolean } = {}) {
+  constructor(detail: string, options: { cause?: unknown; permanent?: boolean; upstreamStatus?: number; retryAfterMs?: number } = {}) {
     super(502, 'upstream-failed', 'Bad Gateway', detail, { cause: options.cause });
     this.permanent = options.permanent ?? false;
+    this.upstreamStatus = options.upstreamStatus;
+    this.retryAfterMs = options.retryAfterMs;
   }
 
   override get retryable(): boolean {

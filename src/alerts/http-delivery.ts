@@ -5,6 +5,7 @@ import type { ChannelConfig } from './channel-schema.js';
 import { scrubSecrets, secretsOf } from './channel-secrets.js';
 import type { RenderedMessage } from './message-render.js';
 import type { Notifier, NotifyOutcome } from './notifier.js';
+import { retryAfter } from '../egress/retry-after.js';
 
 /** How the caller applies the project's egress rules, and the clock for Retry-After dates. */
 export interface HttpDeps {
@@ -68,15 +69,6 @@ export async function postJson(service: string, spec: HttpRequestSpec, secrets: 
   } catch (error) {
     return { ok: false, error: scrub(`${service} could not be reached: ${describe(error, timeoutMs)}`), retryable: isRetryable(error) };
   }
-}
-
-/** Retry-After as delta-seconds or an HTTP date (RFC 9110 §10.2.3), in ms from now; undefined when absent or unreadable. */
-export function retryAfter(value: string | string[] | undefined, now: number): number | undefined {
-  const text = Array.isArray(value) ? value[0] : value;
-  if (text === undefined || text.trim() === '') return undefined;
-  if (/^\s*\d+(?:\.\d+)?\s*$/.test(text)) return Math.round(Number(text) * 1000);
-  const date = Date.parse(text);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
 /** A refused target (private address, bad scheme) stays refused; anything else on the way may pass later. */

@@ -9,6 +9,7 @@ import { assertAllowedUrl, createGuardedAgent, isBlockedAddress, type GuardOptio
 import { decodeHtml, discard, firstHeader, pageCharset, readBody } from './body.js';
 import { describeFailure } from './failures.js';
 import { createHostLimiter, type Release } from './host-limiter.js';
+import { retryAfter } from './retry-after.js';
 import { createRobots, robotsRefusal } from './robots.js';
 
 /** The subset of pino's logger the fetcher uses, so `app.log` can be passed straight in. */
@@ -191,7 +192,7 @@ export function createSafeFetcher(settings: SafeFetchSettings, options: SafeFetc
     const status = response.statusCode;
     if (status >= 300) {
       await response.body.dump().catch(() => undefined);
-      throw new UpstreamFailed(`${url.href} answered with HTTP ${status}.`, { permanent: status < 500 });
+      throw answeredWithError(url, status, `HTTP ${status}`, response);
     }
     const contentType = firstHeader(response.headers['content-type']) ?? '';
     const mime = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
@@ -207,8 +208,7 @@ export function createSafeFetcher(settings: SafeFetchSettings, options: SafeFetc
     const status = response.statusCode;
     if (status >= 300) {
       await response.body.dump().catch(() => undefined);
-      const detail = status < 400 ? `redirect ${status} without a Location header` : `HTTP ${status}`;
-      throw new UpstreamFailed(`${url.href} answered with ${detail}.`, { permanent: status < 500 });
+      throw answeredWithError(url, status, status < 400 ? `redirect ${status} without a Location header` : `HTTP ${status}`, response);
     }
     const contentType = firstHeader(response.headers['content-type']);
     if (trace !== undefined && contentType !== undefined) trace.content_type = contentType;
@@ -227,4 +227,17 @@ export function createSafeFetcher(settings: SafeFetchSettings, options: SafeFetc
     }
     return { url: url.href, status, contentType: contentType ?? 'text/html', html: decodeHtml(bytes, charset.label) };
   }
+}
+
+/**
+ * An upstream's error answer. Asking again may pass after a 5xx, a 408 (Request Timeout) or a 429 (Too
+ * Many Requests, which says to slow down, not that the page is wrong); any other 4xx stays as it is.
+ */
+function answeredWithError(url: URL, status: number, detail: string, response: ResponseData): UpstreamFailed {
+  const wait = retryAfter(response.headers['retry-after'], Date.now());
+  return new UpstreamFailed(`${url.href} answered with ${detail}.`, {
+    permanent: status < 500 && status !== 408 && status !== 429,
+    upstreamStatus: status,
+    ...(wait === undefined ? {} : { retryAfterMs: wait }),
+  });
 }
