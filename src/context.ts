@@ -198,6 +198,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
       runDeadlineMs: scrape.runDeadlineMs,
       workerConcurrency: config.jobs.workerConcurrency,
       schedulesMax: config.jobs.schedulesMax,
+      autothrottle: config.jobs.autothrottle,
     },
     ...(logger ? { logger } : {}),
   });

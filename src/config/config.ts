@@ -80,6 +80,8 @@ export interface JobSettings {
   queueSchema: string;
   /** Schedules in all, paused ones included. */
   schedulesMax: number;
+  /** Crawls pace each host by how it answers (CRAWL_AUTOTHROTTLE); null: only robots.txt's Crawl-delay paces them. */
+  autothrottle: { targetConcurrency: number; maxDelayMs: number } | null;
 }
 
 export interface TrackingSettings {
@@ -297,6 +299,12 @@ export function loadConfig(env: Env = process.env): Config {
       workerConcurrency: int(env, 'WORKER_CONCURRENCY', 8, 1, 64),
       queueSchema: identifier(env, 'JOBS_SCHEMA', 'pgboss'),
       schedulesMax: int(env, 'SCHEDULES_MAX', 1000, 1, 1_000_000),
+      autothrottle: bool(env, 'CRAWL_AUTOTHROTTLE', false)
+        ? {
+            targetConcurrency: int(env, 'CRAWL_AUTOTHROTTLE_TARGET_CONCURRENCY', 2, 1, 32),
+            maxDelayMs: int(env, 'CRAWL_AUTOTHROTTLE_MAX_DELAY_MS', 60_000, 1_000, 600_000),
+          }
+        : null,
     },
     tracking: {
       goneAfterRuns: int(env, 'GONE_AFTER_RUNS', 3, 1, 1000),

@@ -169,7 +169,13 @@ export const SETTINGS: readonly Setting[] = [
     default: '1',
     meaning: '`0`: the main service serves the API only and runs no jobs (run `npm run start:worker` processes instead)',
   },
-  { name: 'WORKER_CONCURRENCY', group: 'jobs', everyday: false, default: '8', meaning: 'jobs and crawl pages one worker process works on at once' },
+  {
+    name: 'WORKER_CONCURRENCY',
+    group: 'jobs',
+    everyday: false,
+    default: '8',
+    meaning: 'jobs and crawl page fetches one worker process runs at once (it claims twice as many crawl pages, so that the next fetch starts while a page is stored)',
+  },
   {
     name: 'SCHEDULES_MAX',
     group: 'jobs',
@@ -177,6 +183,22 @@ export const SETTINGS: readonly Setting[] = [
     default: '1000',
     meaning: 'schedules in all, paused ones included (422 `limit-reached` beyond); each is looked at only when due, so this bounds the table, not the work',
   },
+  {
+    name: 'CRAWL_AUTOTHROTTLE',
+    group: 'jobs',
+    everyday: false,
+    default: 'false',
+    meaning:
+      "`true`: crawls pace each host by how it answers, shared by every worker: the delay between requests follows latency / target concurrency, 429 and 503 slow a host down to at least its `Retry-After` (like Scrapy's AutoThrottle; robots.txt's Crawl-delay stays a floor). Off, a host is paced by its Crawl-delay alone, at no cost per page",
+  },
+  {
+    name: 'CRAWL_AUTOTHROTTLE_TARGET_CONCURRENCY',
+    group: 'jobs',
+    everyday: false,
+    default: '2',
+    meaning: 'requests AutoThrottle aims to have in flight per host, all workers together (1 to 32)',
+  },
+  { name: 'CRAWL_AUTOTHROTTLE_MAX_DELAY_MS', group: 'jobs', everyday: false, default: '60000', meaning: 'the slowest pace AutoThrottle gives a host, ms between requests' },
   { name: 'JOBS_SCHEMA', group: 'jobs', everyday: false, default: 'pgboss', meaning: "PostgreSQL schema of the job queue's own tables" },
 
   {

@@ -2,8 +2,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../db/queryable.js';
 import { assertAllowedUrl } from '../egress/address-guard.js';
-import type { PageFetcher } from '../egress/page-fetcher.js';
-import { RunCancelled, toProblem, type HttpProblem } from '../problems.js';
+import { createHostLimiter } from '../egress/host-limiter.js';
+import type { FetchedPage, PageFetcher } from '../egress/page-fetcher.js';
+import { RunCancelled, toProblem, UpstreamFailed, type HttpProblem } from '../problems.js';
 import type { Queue, WorkContext } from '../queue/queue.js';
 import type { ArticleRecorder } from '../recording/article-recorder.js';
 import type { ProductRecorder } from '../recording/product-recorder.js';
@@ -21,7 +22,7 @@ import { normalizeTags } from '../tags/tag-schema.js';
 import { canonicalUrl, urlKey } from '../url-identity/url-key.js';
 import { crawlPolicy } from './crawl-policy.js';
 import { writeCrawlLog } from './crawl-log.js';
-import { SLEEP_IN_SLOT_MS, sleep, waitingMessageId, type PoliteSlot } from './host-politeness.js';
+import { SLEEP_IN_SLOT_MS, sleep, waitingMessageId, type HostAnswer, type HostPace } from './host-politeness.js';
 import { JOB_QUEUES, type QueuedPage } from './job-queues.js';
 import type { Job, JobRequest } from './job-schema.js';
 import { FINAL_STATUSES, type FrontierEntry, type JobStore } from './job-store.js';
@@ -50,12 +51,13 @@ export interface CrawlRunnerDeps {
   extract: PageExtractor;
   recorder: Pick<ProductRecorder, 'recordScraped' | 'finishRun' | 'published'>;
   articles: Pick<ArticleRecorder, 'recordArticles'>;
-  politeSlot: PoliteSlot;
+  pace: HostPace;
   /** Tells in-process listeners (live progress streams) that a job changed. */
   changed: (jobId: string) => void;
   /** A signal for one delivery of one job: aborted with RunCancelled when the job was cancelled. */
   runSignal: (jobId: string, context: WorkContext) => AbortSignal & Disposable;
-  settings: { allowPrivateNetworks: boolean; defaultTimeoutMs: number };
+  /** `workerConcurrency`: the pages this process fetches at once, whatever their crawls and hosts. */
+  settings: { allowPrivateNetworks: boolean; defaultTimeoutMs: number; workerConcurrency: number };
 }
 
 export interface CrawlRunner {
@@ -69,11 +71,17 @@ export interface CrawlRunner {
 
 export function createCrawlRunner(deps: CrawlRunnerDeps): CrawlRunner {
   const { jobs } = deps;
+  // A slot is held while a page is fetched only: the queue hands this process more pages than it fetches
+  // at once (job-system.ts), so a freed slot starts the next fetch at once while the page before it is
+  // extracted and committed.
+  const fetchSlots = createHostLimiter(Math.max(1, deps.settings.workerConcurrency));
 
-  const enqueuePages = (jobId: string, entries: readonly FrontierEntry[], tx: Parameters<JobStore['lock']>[1]) =>
+  // The page that continues a listing chain ("next") is handed out before the pages found before it, as
+  // a crawler reading a catalogue would: the chain is what leads on to everything else.
+  const enqueuePages = (jobId: string, entries: readonly FrontierEntry[], tx: Parameters<JobStore['lock']>[1], nextKey: string | null = null) =>
     deps.queue.enqueue<QueuedPage>(
       JOB_QUEUES.page,
-      entries.map((e) => ({ id: e.id, data: { id: e.id, job_id: jobId, url: e.url, depth: e.depth } })),
+      entries.map((e) => ({ id: e.id, data: { id: e.id, job_id: jobId, url: e.url, depth: e.depth }, ...(e.url_key === nextKey ? { priority: 1 } : {}) })),
       { tx },
     );
 
@@ -112,6 +120,26 @@ export function createCrawlRunner(deps: CrawlRunnerDeps): CrawlRunner {
     const entry = { job, request: request ?? job.request, until: Date.now() + 1000 };
     crawlJobs.set(jobId, entry);
     return entry;
+  };
+
+  /** A page fetched (or rendered) while it holds one of the process's fetch slots; its host's pace learns how it answered. */
+  const fetchInSlot = async (url: string, request: JobRequest, trusted: boolean, signal: AbortSignal): Promise<FetchedPage> => {
+    const release = await fetchSlots.acquire('fetch', signal);
+    const started = performance.now();
+    let answer: HostAnswer;
+    try {
+      const loaded = await deps.loader.forRequest(request)(url, { signal });
+      answer = { latencyMs: performance.now() - started, status: loaded.status, retryAfterMs: undefined };
+      return loaded;
+    } catch (error) {
+      const failed = error instanceof UpstreamFailed ? error : undefined;
+      answer = { latencyMs: performance.now() - started, status: failed?.upstreamStatus, retryAfterMs: failed?.retryAfterMs };
+      throw error;
+    } finally {
+      release();
+      // Off the slot, and never the page's failure: a pace not adapted once is adapted at the next answer.
+      if (!signal.aborted) void deps.pace.answered(url, trusted, answer!).catch(() => undefined);
+    }
   };
 
   return {
@@ -172,9 +200,10 @@ export function createCrawlRunner(deps: CrawlRunnerDeps): CrawlRunner {
       // page was stored (its handler failed after the commit, say) does not fetch the page twice.
       if (!(await jobs.pageOpen(page.id))) return;
       using signal = deps.runSignal(job.id, context);
+      const trusted = request.url === undefined;
       try {
         if (page.polite_at === undefined) {
-          const waitMs = await deps.politeSlot(page.url, request.url === undefined);
+          const waitMs = await deps.pace.slot(page.url, trusted);
           if (waitMs > SLEEP_IN_SLOT_MS) {
             // Politeness to one host costs no other host a slot: the page waits in the queue, not here.
             const polite_at = Date.now() + waitMs;
@@ -185,7 +214,7 @@ export function createCrawlRunner(deps: CrawlRunnerDeps): CrawlRunner {
         } else {
           await sleep(page.polite_at - Date.now(), signal); // its moment was reserved when it went back
         }
-        const loaded = await deps.loader.forRequest(request)(page.url, { signal });
+        const loaded = await fetchInSlot(page.url, request, trusted, signal);
         signal.throwIfAborted();
         // Links are read at max_depth too, only to count what the depth cut.
         const processed = await processPage(
@@ -200,61 +229,70 @@ export function createCrawlRunner(deps: CrawlRunnerDeps): CrawlRunner {
         // The page's "next" link first: when the budget runs short, the listing chain that leads on to
         // everything else is what is kept, not the last of the sidebar and cards before it.
         const links = processed.nextUrl === null ? (processed.links ?? []) : [processed.nextUrl, ...(processed.links ?? [])];
+        const nextKey = processed.nextUrl === null ? null : urlKey(processed.nextUrl);
         const linked = policy.followLinks ? links.filter((url) => policy.accepts(url)).map((url) => ({ url, depth: page.depth + 1 })) : [];
         const discovered = frontierEntries(linked);
         const tooDeep = page.depth >= policy.maxDepth;
         const raw = processed.items.map((item) => ({ ...item, page_url: processed.url }));
         const rawArticles = processed.articles.map((article) => loggedArticle(article));
         let pending: number | undefined;
-        const written = await deps.db.transaction(async (tx) => {
-          // The job row's lock orders this page against a cancel and against the crawl's other pages.
-          const locked = await jobs.lock(job.id, tx);
-          if (locked === undefined || FINAL_STATUSES.has(locked.status)) return [];
-          const settled = await jobs.settlePage(
-            page.id,
-            {
-              status: 'done',
-              pageType: processed.page_type,
-              products: processed.items.length,
-              items: raw,
-              articles: rawArticles,
-              durationMs: elapsed(),
-              siteRuleWarning: siteRuleWarning(processed),
-            },
-            tx,
-          );
-          if (!settled) return [];
-          const stored = await storePages({ products: deps.recorder, articles: deps.articles }, [processed], crawlRun(job), tx);
-          // Every frontier row is counted in pages_discovered, so the locked row says how much room is left.
-          const room = tooDeep ? 0 : Math.max(0, policy.maxPages - locked.progress.pages_discovered);
-          const added = room === 0 ? [] : await jobs.addToFrontier(job.id, discovered.slice(0, room), tx);
-          // What a limit cut, counted so that a crawl that stops early says why (links already known are not counted).
-          const cut =
-            tooDeep || room < discovered.length
-              ? await jobs.countUnknown(
-                  job.id,
-                  discovered.slice(room).map((e) => e.url_key),
-                  tx,
-                )
-              : 0;
-          await enqueuePages(job.id, added, tx);
-          ({ pending } = await jobs.addProgress(
-            job.id,
-            {
-              pagesDone: 1,
-              pagesDiscovered: added.length,
-              productsFound: processed.items.length,
-              created: stored.created,
-              updated: stored.updated,
-              articlesFound: processed.articles.length,
-              articlesCreated: stored.articlesCreated,
-              articlesUpdated: stored.articlesUpdated,
-              ...(tooDeep ? { linksOverMaxDepth: cut } : { linksOverMaxPages: cut }),
-            },
-            tx,
-          ));
-          return stored.events;
-        });
+        const written = await deps.db
+          .transaction(async (tx) => {
+            // What the page holds is written first, the crawl's job row locked last: that lock orders this page
+            // against a cancel and against the crawl's other pages, and is held only for the few statements
+            // after it, not while products, history and events are written (pages of a crawl commit in parallel).
+            const stored = await storePages({ products: deps.recorder, articles: deps.articles }, [processed], crawlRun(job), tx);
+            const locked = await jobs.lock(job.id, tx);
+            if (locked === undefined || FINAL_STATUSES.has(locked.status)) throw new PageNotStored();
+            const settled = await jobs.settlePage(
+              page.id,
+              {
+                status: 'done',
+                pageType: processed.page_type,
+                products: processed.items.length,
+                items: raw,
+                articles: rawArticles,
+                durationMs: elapsed(),
+                siteRuleWarning: siteRuleWarning(processed),
+              },
+              tx,
+            );
+            // Settled already (a delivery of the same page got here first): what was written above is rolled back.
+            if (!settled) throw new PageNotStored();
+            // Every frontier row is counted in pages_discovered, so the locked row says how much room is left.
+            const room = tooDeep ? 0 : Math.max(0, policy.maxPages - locked.progress.pages_discovered);
+            const added = room === 0 ? [] : await jobs.addToFrontier(job.id, discovered.slice(0, room), tx);
+            // What a limit cut, counted so that a crawl that stops early says why (links already known are not counted).
+            const cut =
+              tooDeep || room < discovered.length
+                ? await jobs.countUnknown(
+                    job.id,
+                    discovered.slice(room).map((e) => e.url_key),
+                    tx,
+                  )
+                : 0;
+            await enqueuePages(job.id, added, tx, nextKey);
+            ({ pending } = await jobs.addProgress(
+              job.id,
+              {
+                pagesDone: 1,
+                pagesDiscovered: added.length,
+                productsFound: processed.items.length,
+                created: stored.created,
+                updated: stored.updated,
+                articlesFound: processed.articles.length,
+                articlesCreated: stored.articlesCreated,
+                articlesUpdated: stored.articlesUpdated,
+                ...(tooDeep ? { linksOverMaxDepth: cut } : { linksOverMaxPages: cut }),
+              },
+              tx,
+            ));
+            return stored.events;
+          })
+          .catch((error: unknown) => {
+            if (error instanceof PageNotStored) return [];
+            throw error;
+          });
         deps.recorder.published(written);
         if (pending !== undefined) deps.changed(job.id);
         if (pending === 0) await finishIfDone(job.id);
@@ -293,6 +331,9 @@ function frontierEntries(candidates: ReadonlyArray<{ url: string; depth: number 
   }
   return entries;
 }
+
+/** Rolls back a page's transaction that found its crawl ended or its page settled already: nothing of it is stored. */
+class PageNotStored extends Error {}
 
 export function errorOf(problem: HttpProblem): NonNullable<Job['error']> {
   return { type: problem.type, status: problem.status, detail: problem.message };

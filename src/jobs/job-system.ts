@@ -9,7 +9,7 @@ import type { PageExtractor } from '../scraping/extract/pool.js';
 import type { PageLoader } from '../scraping/page-loader.js';
 import type { Scraper } from '../scraping/scrape-run.js';
 import { createCrawlRunner } from './crawl-runner.js';
-import { createPoliteSlot } from './host-politeness.js';
+import { createHostPace, type AutoThrottleSettings } from './host-politeness.js';
 import { createJobEvents, type JobEvents } from './job-events.js';
 import { JOB_POLICIES, JOB_QUEUES } from './job-queues.js';
 import { createJobRunner, jobSignal } from './job-runner.js';
@@ -40,7 +40,15 @@ export interface JobSystemDeps {
   fetcher: Pick<PageFetcher, 'fetchResource' | 'robots'>;
   recorder: Pick<ProductRecorder, 'recordScraped' | 'finishRun' | 'published'>;
   articles: Pick<ArticleRecorder, 'recordArticles'>;
-  settings: { demoSiteUrl: string; allowPrivateNetworks: boolean; defaultTimeoutMs: number; runDeadlineMs: number; workerConcurrency: number; schedulesMax: number };
+  settings: {
+    demoSiteUrl: string;
+    allowPrivateNetworks: boolean;
+    defaultTimeoutMs: number;
+    runDeadlineMs: number;
+    workerConcurrency: number;
+    schedulesMax: number;
+    autothrottle: AutoThrottleSettings | null;
+  };
   logger?: { warn(details: object, message: string): void; info(details: object, message: string): void };
 }
 
@@ -77,7 +85,7 @@ export function createJobSystem(deps: JobSystemDeps): JobSystem {
     extract: deps.extract,
     recorder: deps.recorder,
     articles: deps.articles,
-    politeSlot: createPoliteSlot(deps.db, deps.fetcher),
+    pace: createHostPace(deps.db, deps.fetcher, settings.autothrottle ?? undefined),
     changed,
     runSignal: (jobId, context) => jobSignal(jobs, jobId, context),
     settings,
@@ -96,9 +104,10 @@ export function createJobSystem(deps: JobSystemDeps): JobSystem {
       await deps.queue.work(JOB_QUEUES.job, { concurrency }, runner.handlers.job);
       await service.planSchedules();
       await deps.queue.work(JOB_QUEUES.scheduled, { concurrency: 1 }, runner.handlers.scheduled);
-      // Crawl pages come in thousands: claimed and completed a few at a time, in two batches so that
-      // one slow page does not idle every slot.
-      await deps.queue.work(JOB_QUEUES.page, { concurrency, batchSize: Math.max(1, Math.ceil(concurrency / 2)) }, runner.handlers.page);
+      // Crawl pages come in thousands: claimed and completed a few at a time. Twice as many are claimed as
+      // are fetched at once (the crawl runner's fetch slots): a page whose fetch ended is extracted and
+      // committed while the next one already fetches, and a batch still finishing leaves no slot idle.
+      await deps.queue.work(JOB_QUEUES.page, { concurrency: concurrency * 2, batchSize: Math.max(1, Math.ceil(concurrency / 2)) }, runner.handlers.page);
       sweeper = setInterval(() => {
         runner.sweep().catch((error: unknown) => deps.logger?.warn({ err: error }, 'job sweep failed; it runs again shortly'));
         // With several processes a dead one's running logs are found here, once past the run deadline.

@@ -279,16 +279,19 @@ export function createProductStore(db: Database): ProductStore {
     },
 
     async upsertScraped(items, seenBy, tx) {
-      // One key may appear twice in a run (a listing repeating a product); the last sighting wins,
-      // since ON CONFLICT cannot touch the same row twice in one statement.
+      // A key twice in a run (a listing repeating a product): the last sighting wins (ON CONFLICT touches a row once).
       const unique = [...new Map(items.map((item) => [item.scrape_key, item])).values()];
-      const result: UpsertResult = { products: [], created: 0, updated: 0, sightings: [] };
-      // A statement at a time of UPSERT_BATCH rows, the event loop let go in between: PGlite runs on
-      // this thread, and one statement of 20,000 rows held it for seconds.
-      for (let from = 0; from < unique.length; from += UPSERT_BATCH) {
+      // Written in key order, so that runs storing the same products at once lock them in one order and
+      // wait for each other instead of deadlocking; answered in the order they came.
+      const order = unique.map((_, i) => i).sort((a, b) => (unique[a]!.scrape_key < unique[b]!.scrape_key ? -1 : 1));
+      const sorted = order.map((i) => unique[i]!);
+      const result: UpsertResult = { products: new Array<Product>(unique.length), created: 0, updated: 0, sightings: [] };
+      // UPSERT_BATCH rows per statement, the event loop let go in between (PGlite runs on this thread).
+      for (let from = 0; from < sorted.length; from += UPSERT_BATCH) {
         if (from > 0) await new Promise((resolve) => setImmediate(resolve));
-        const batch = await upsertBatch(tx, unique.slice(from, from + UPSERT_BATCH), seenBy);
-        result.products.push(...batch.products);
+        const batch = await upsertBatch(tx, sorted.slice(from, from + UPSERT_BATCH), seenBy);
+        // RETURNING's order is the input's.
+        for (const [j, product] of batch.products.entries()) result.products[order[from + j]!] = product;
         result.created += batch.created;
         result.updated += batch.updated;
         result.sightings.push(...batch.sightings);

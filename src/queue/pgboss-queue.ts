@@ -85,7 +85,12 @@ export function createPgBossQueue(options: PgBossQueueOptions): Queue {
       const startAfter = enqueue.delayMs === undefined || enqueue.delayMs <= 0 ? undefined : new Date(Date.now() + enqueue.delayMs);
       await boss.insert(
         name,
-        messages.map((m) => ({ data: m.data, ...(m.id === undefined ? {} : { id: m.id }), ...(startAfter === undefined ? {} : { startAfter }) })),
+        messages.map((m) => ({
+          data: m.data,
+          ...(m.id === undefined ? {} : { id: m.id }),
+          ...(m.priority === undefined ? {} : { priority: m.priority }),
+          ...(startAfter === undefined ? {} : { startAfter }),
+        })),
         inTransaction(enqueue.tx),
       );
     },

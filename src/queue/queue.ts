@@ -30,6 +30,8 @@ export interface Message<T> {
   data: T;
   /** An id of the caller's (a row's id), to cancel or look the message up later. */
   id?: string;
+  /** Handed out before every ready message of a lower priority (0 by default); equal ones oldest first. */
+  priority?: number;
 }
 
 export interface EnqueueOptions {
