@@ -14,6 +14,8 @@ export interface JobCrawlFigures {
   label: string;
   workers: number;
   concurrency: number;
+  /** Added to every response of the crawled site, ms (0: none). */
+  latencyMs: number;
   pages: number;
   products: number;
   /** From the job's start to its end, as the job row records them. */
@@ -134,7 +136,7 @@ export async function measureJobCrawl(
   apiUrl: string,
   db: BenchDatabase,
   siteUrl: string,
-  options: { label: string; workers: number; concurrency: number; expectedPages: number },
+  options: { label: string; workers: number; concurrency: number; expectedPages: number; latencyMs: number },
 ): Promise<JobCrawlFigures> {
   const workers = await startWorkers(options.workers, db.url, options.concurrency);
   try {
@@ -150,6 +152,7 @@ export async function measureJobCrawl(
       label: options.label,
       workers: options.workers,
       concurrency: options.concurrency,
+      latencyMs: options.latencyMs,
       pages,
       products: job.progress.products_found,
       ms,
@@ -166,7 +169,11 @@ export async function measureJobCrawl(
  * The same crawl on the embedded database: one main service on PGlite in `dataDir` runs it (its
  * own worker, `concurrency` pages at once), the database in its process.
  */
-export async function measurePgliteJobCrawl(dataDir: string, siteUrl: string, options: { label: string; concurrency: number; expectedPages: number }): Promise<JobCrawlFigures> {
+export async function measurePgliteJobCrawl(
+  dataDir: string,
+  siteUrl: string,
+  options: { label: string; concurrency: number; expectedPages: number; latencyMs: number },
+): Promise<JobCrawlFigures> {
   const main = await startMain({
     label: 'PGlite crawl',
     dataDir,
@@ -181,6 +188,7 @@ export async function measurePgliteJobCrawl(dataDir: string, siteUrl: string, op
       label: options.label,
       workers: 1,
       concurrency: options.concurrency,
+      latencyMs: options.latencyMs,
       pages,
       products: job.progress.products_found,
       ms,

@@ -8,7 +8,8 @@
 // bench/results/), BENCH_GROWTH_ROWS (PostgreSQL, default 1000,10000,100000,1000000), BENCH_PGLITE_SEARCH_ROWS
 // (the searches on PGlite, default 1000,100000,1000000; seeding the million takes about two minutes), BENCH_ARTICLE_ROWS
 // (article search on PostgreSQL and PGlite, default 100000,1000000; BENCH_PGLITE_ARTICLE_ROWS sets PGlite's alone), BENCH_HTTP_ROWS
-// (comma list: only the HTTP rows whose endpoint contains one of them, e.g. `POST /products,limit=1000`). The main
+// (comma list: only the HTTP rows whose endpoint contains one of them, e.g. `POST /products,limit=1000`),
+// BENCH_CRAWL_LATENCIES_MS (the whole-site crawl's per-response latencies, default 100,500). The main
 // service runs with the inspector on 127.0.0.1 so memory readings can follow a forced full GC.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -84,6 +85,11 @@ function settings() {
     catalogue: { pages: 50, perPage: 20 },
     crawlRuns: 5,
     slowPageLatencyMs: 100,
+    /** Per-response latencies of the whole-site crawl rows (BENCH_CRAWL_LATENCIES_MS, comma list). */
+    crawlLatenciesMs: (process.env.BENCH_CRAWL_LATENCIES_MS ?? '100,500')
+      .split(',')
+      .map(Number)
+      .filter((n) => n > 0),
     dynamicScrapes: 20,
     growthRows,
     pgliteSearchRows,
@@ -711,6 +717,7 @@ function render(results: Results): string {
   }
 
   const jobs = results.jobs ?? [];
+  const bound = (j: JobCrawlFigures) => (j.workers * j.concurrency) / (j.latencyMs / 1000);
   if (jobs.length > 0) {
     const sync = results.scrape.crawls[0];
     const syncPerPage = sync === undefined ? undefined : sync.medianMs / sync.pages;
@@ -721,8 +728,8 @@ function render(results: Results): string {
       num(j.ms, 0),
       num(j.pagesPerSecond, 0),
       Number.isNaN(j.handlerMeanMs) ? '' : num(j.handlerMeanMs, 2),
-      // With 100 ms responses the bound is the pages the workers hold at once, not the queue.
-      /100 ms/.test(j.label) ? num((j.workers * j.concurrency) / 0.1, 0) : '',
+      // With added latency the bound is the pages the workers hold at once, not the queue.
+      j.latencyMs > 0 ? `${num(bound(j), 0)} (${num((j.pagesPerSecond / bound(j)) * 100, 0)} %)` : '',
       num(j.footprint.cpuSPer1000Pages, 2),
       j.footprint.backend === 'pglite' ? `${num(j.footprint.serviceCpuS, 2)} (in process)` : `${num(j.footprint.serviceCpuS, 2)} + ${num(j.footprint.databaseCpuS, 2)}`,
       num(j.footprint.peakRssMb, 0),
@@ -743,7 +750,7 @@ function render(results: Results): string {
           "backends of the bench's database (every client's, read from /proc: workers, the API, the queue); on PGlite the one service\n" +
           "process, which holds the database. Peak RSS: the highest sum of the crawling processes' VmRSS, sampled every 100 ms\n" +
           '(the worker processes; on PGlite the service). PGlite rows count pages_done; PostgreSQL rows count frontier rows.',
-        table(['crawl', 'pages', 'ms', 'pages/s', 'handler ms/page', 'bound pages/s', 'CPU s / 1000 pages', 'CPU s: service + DB', 'peak RSS MB'], rows) + queueLine,
+        table(['crawl', 'pages', 'ms', 'pages/s', 'handler ms/page', 'bound pages/s (reached)', 'CPU s / 1000 pages', 'CPU s: service + DB', 'peak RSS MB'], rows) + queueLine,
       ),
     );
   }
@@ -1015,31 +1022,38 @@ async function main(): Promise<number> {
             workers,
             concurrency: 8,
             expectedPages: pages - 2,
+            latencyMs: 0,
           }),
         );
       }
-      const slow = await startFixtureSite({ catalogue: s.catalogue, latencyMs: s.slowPageLatencyMs });
-      cleanups.push(() => slow.close());
-      for (const workers of [1, 2]) {
-        log(`jobs: the same crawl with ${s.slowPageLatencyMs} ms per response, ${workers} worker process(es)`);
-        results.jobs.push(
-          await measureJobCrawl(main.url, db, slow.url, {
-            label: `${s.slowPageLatencyMs} ms per response, ${workers} worker${workers > 1 ? 's' : ''}`,
-            workers,
-            concurrency: 8,
-            expectedPages: pages - 2,
-          }),
-        );
+      // Real sites answer in 100-500 ms: there the bound is the pages in flight, workers x concurrency / latency.
+      const slowSites = [];
+      for (const latencyMs of s.crawlLatenciesMs) {
+        const slow = await startFixtureSite({ catalogue: s.catalogue, latencyMs });
+        cleanups.push(() => slow.close());
+        slowSites.push({ site: slow, latencyMs });
+        for (const workers of [1, 2]) {
+          log(`jobs: the same crawl with ${latencyMs} ms per response, ${workers} worker process(es)`);
+          results.jobs.push(
+            await measureJobCrawl(main.url, db, slow.url, {
+              label: `${latencyMs} ms per response, ${workers} worker${workers > 1 ? 's' : ''}`,
+              workers,
+              concurrency: 8,
+              expectedPages: pages - 2,
+              latencyMs,
+            }),
+          );
+        }
       }
       // The embedded default: the service runs the crawl itself, its database in its process.
-      for (const site of [fixture, slow]) {
-        const label = site === fixture ? 'no added latency' : `${s.slowPageLatencyMs} ms per response`;
+      for (const { site, latencyMs } of [{ site: fixture, latencyMs: 0 }, ...slowSites]) {
+        const label = latencyMs === 0 ? 'no added latency' : `${latencyMs} ms per response`;
         log(`jobs: the same crawl on PGlite (${label}), by the main service's own worker`);
         const dir = mkdtempSync(join(tmpdir(), 'bench-pglite-crawl-'));
         cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-        results.jobs.push(await measurePgliteJobCrawl(dir, site.url, { label: `PGlite, ${label}, 1 worker`, concurrency: 8, expectedPages: pages - 2 }));
+        results.jobs.push(await measurePgliteJobCrawl(dir, site.url, { label: `PGlite, ${label}, 1 worker`, concurrency: 8, expectedPages: pages - 2, latencyMs }));
       }
-      await slow.close();
+      for (const { site } of slowSites) await site.close();
     }
 
     if (s.parts.has('tracking')) {
