@@ -20,6 +20,7 @@ import { storePages } from '../scraping/store-page.js';
 import type { RunRef } from '../tracking/tracking-store.js';
 import { normalizeTags } from '../tags/tag-schema.js';
 import { canonicalUrl, urlKey } from '../url-identity/url-key.js';
+import { storeCrawlPage } from './crawl-page-store.js';
 import { crawlPolicy } from './crawl-policy.js';
 import { writeCrawlLog } from './crawl-log.js';
 import { SLEEP_IN_SLOT_MS, sleep, waitingMessageId, type HostAnswer, type HostPace } from './host-politeness.js';
@@ -238,55 +239,40 @@ export function createCrawlRunner(deps: CrawlRunnerDeps): CrawlRunner {
         let pending: number | undefined;
         const written = await deps.db
           .transaction(async (tx) => {
-            // What the page holds is written first, the crawl's job row locked last: that lock orders this page
-            // against a cancel and against the crawl's other pages, and is held only for the few statements
-            // after it, not while products, history and events are written (pages of a crawl commit in parallel).
+            // What the page holds is written first, its bookkeeping last, in one statement that locks the
+            // crawl's job row (crawl-page-store.ts): pages of a crawl commit in parallel, and the lock that
+            // orders them against a cancel and the crawl's budget is held only from there to the commit.
             const stored = await storePages({ products: deps.recorder, articles: deps.articles }, [processed], crawlRun(job), tx);
-            const locked = await jobs.lock(job.id, tx);
-            if (locked === undefined || FINAL_STATUSES.has(locked.status)) throw new PageNotStored();
-            const settled = await jobs.settlePage(
-              page.id,
+            const settled = await storeCrawlPage(
               {
-                status: 'done',
-                pageType: processed.page_type,
-                products: processed.items.length,
-                items: raw,
-                articles: rawArticles,
-                durationMs: elapsed(),
-                siteRuleWarning: siteRuleWarning(processed),
+                jobId: job.id,
+                pageId: page.id,
+                outcome: {
+                  pageType: processed.page_type,
+                  products: processed.items.length,
+                  items: raw,
+                  articles: rawArticles,
+                  durationMs: elapsed(),
+                  siteRuleWarning: siteRuleWarning(processed),
+                },
+                links: discovered,
+                maxPages: policy.maxPages,
+                tooDeep,
+                progress: {
+                  productsFound: processed.items.length,
+                  created: stored.created,
+                  updated: stored.updated,
+                  articlesFound: processed.articles.length,
+                  articlesCreated: stored.articlesCreated,
+                  articlesUpdated: stored.articlesUpdated,
+                },
               },
               tx,
             );
-            // Settled already (a delivery of the same page got here first): what was written above is rolled back.
-            if (!settled) throw new PageNotStored();
-            // Every frontier row is counted in pages_discovered, so the locked row says how much room is left.
-            const room = tooDeep ? 0 : Math.max(0, policy.maxPages - locked.progress.pages_discovered);
-            const added = room === 0 ? [] : await jobs.addToFrontier(job.id, discovered.slice(0, room), tx);
-            // What a limit cut, counted so that a crawl that stops early says why (links already known are not counted).
-            const cut =
-              tooDeep || room < discovered.length
-                ? await jobs.countUnknown(
-                    job.id,
-                    discovered.slice(room).map((e) => e.url_key),
-                    tx,
-                  )
-                : 0;
-            await enqueuePages(job.id, added, tx, nextKey);
-            ({ pending } = await jobs.addProgress(
-              job.id,
-              {
-                pagesDone: 1,
-                pagesDiscovered: added.length,
-                productsFound: processed.items.length,
-                created: stored.created,
-                updated: stored.updated,
-                articlesFound: processed.articles.length,
-                articlesCreated: stored.articlesCreated,
-                articlesUpdated: stored.articlesUpdated,
-                ...(tooDeep ? { linksOverMaxDepth: cut } : { linksOverMaxPages: cut }),
-              },
-              tx,
-            ));
+            // The crawl ended, or a delivery of the same page got here first: what was written above is rolled back.
+            if (settled.ended || !settled.settled) throw new PageNotStored();
+            await enqueuePages(job.id, settled.added, tx, nextKey);
+            pending = settled.pending;
             return stored.events;
           })
           .catch((error: unknown) => {

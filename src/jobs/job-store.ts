@@ -5,7 +5,7 @@ import { redactUrl, splitSecrets } from '../redact.js';
 import type { Job, JobListQuery, JobRequest, JobStatus } from './job-schema.js';
 
 /** Who settles a frontier page: this process, as "host:pid". */
-const WORKER = `${hostname()}:${process.pid}`;
+export const WORKER = `${hostname()}:${process.pid}`;
 
 const isoTime = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
@@ -49,6 +49,18 @@ export interface NewJob {
   sourceUrl: string;
   request: JobRequest;
   scheduleId: string | null;
+}
+
+/** How a frontier page ended, as its row keeps it. */
+export interface PageOutcome {
+  status: 'done' | 'failed';
+  pageType?: string;
+  products?: number;
+  items?: unknown[];
+  articles?: unknown[];
+  error?: unknown;
+  durationMs?: number;
+  siteRuleWarning?: string | null;
 }
 
 /** What one step of a job adds to its counters. */
@@ -110,23 +122,8 @@ export interface JobStore {
 
   /** Adds URLs to a crawl's frontier, each once; answers the ones that were new. */
   addToFrontier(jobId: string, entries: readonly FrontierEntry[], tx: Queryable): Promise<FrontierEntry[]>;
-  /** How many of `keys` (url keys) the crawl's frontier does not hold: links it would follow, were it not for a limit. */
-  countUnknown(jobId: string, keys: readonly string[], tx: Queryable): Promise<number>;
   /** Marks a frontier page done or failed; false when it was not pending (a retry after a crash, say). */
-  settlePage(
-    pageId: string,
-    outcome: {
-      status: 'done' | 'failed';
-      pageType?: string;
-      products?: number;
-      items?: unknown[];
-      articles?: unknown[];
-      error?: unknown;
-      durationMs?: number;
-      siteRuleWarning?: string | null;
-    },
-    tx: Queryable,
-  ): Promise<boolean>;
+  settlePage(pageId: string, outcome: PageOutcome, tx: Queryable): Promise<boolean>;
   /**
    * Whether a frontier page is still to be fetched, read fresh before each fetch (one primary-key
    * lookup): a redelivered message whose page is already settled, or a page of a crawl that has ended,
@@ -300,15 +297,6 @@ export function createJobStore(db: Database): JobStore {
          RETURNING id, url_key, url, depth`,
         [jobId, entries.map((e) => e.id), entries.map((e) => e.url_key), entries.map((e) => e.url), entries.map((e) => e.depth)],
       );
-    },
-
-    async countUnknown(jobId, keys, tx) {
-      if (keys.length === 0) return 0;
-      const [row] = await tx.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM unnest($2::text[]) AS k (url_key) WHERE NOT EXISTS (SELECT 1 FROM crawl_frontier f WHERE f.job_id = $1 AND f.url_key = k.url_key)`,
-        [jobId, keys],
-      );
-      return row?.n ?? 0;
     },
 
     async settlePage(pageId, outcome, tx) {
