@@ -32,6 +32,15 @@ export function backends(): Backend[] {
 }
 
 /**
+ * The dashboard's browser tests run on the embedded default, what a fresh install serves the
+ * dashboard from. Every API call a screen makes is tested on both backends by the API suites; a
+ * browser per backend doubled the longest part of the suite and checked no line of SQL more.
+ */
+export function dashboardBackends(): Backend[] {
+  return backends().filter((backend) => backend.name === 'pglite');
+}
+
+/**
  * A suite's skip option: false (run it) when what it needs is here, else the reason it is skipped.
  * Under CI (CI set, as .ci/run does) never skipped: a missing dependency fails the suite instead.
  */

@@ -155,6 +155,13 @@ function int(env: Env, name: string, fallback: number, min: number, max: number)
   return n;
 }
 
+/** AutoThrottle's settings, checked whether it is on or not (a wrong value is an error either way); null when off. */
+function autothrottle(env: Env): JobSettings['autothrottle'] {
+  const targetConcurrency = int(env, 'CRAWL_AUTOTHROTTLE_TARGET_CONCURRENCY', 2, 1, 32);
+  const maxDelayMs = int(env, 'CRAWL_AUTOTHROTTLE_MAX_DELAY_MS', 60_000, 1_000, 600_000);
+  return bool(env, 'CRAWL_AUTOTHROTTLE', false) ? { targetConcurrency, maxDelayMs } : null;
+}
+
 /** 'auto' (the default) or an integer in [min, max]. */
 function sizeOrAuto(env: Env, name: string, min: number, max: number): number | 'auto' {
   const raw = str(env, name);
@@ -299,12 +306,7 @@ export function loadConfig(env: Env = process.env): Config {
       workerConcurrency: int(env, 'WORKER_CONCURRENCY', 8, 1, 64),
       queueSchema: identifier(env, 'JOBS_SCHEMA', 'pgboss'),
       schedulesMax: int(env, 'SCHEDULES_MAX', 1000, 1, 1_000_000),
-      autothrottle: bool(env, 'CRAWL_AUTOTHROTTLE', false)
-        ? {
-            targetConcurrency: int(env, 'CRAWL_AUTOTHROTTLE_TARGET_CONCURRENCY', 2, 1, 32),
-            maxDelayMs: int(env, 'CRAWL_AUTOTHROTTLE_MAX_DELAY_MS', 60_000, 1_000, 600_000),
-          }
-        : null,
+      autothrottle: autothrottle(env),
     },
     tracking: {
       goneAfterRuns: int(env, 'GONE_AFTER_RUNS', 3, 1, 1000),

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { App } from '../../src/http/base-app.js';
 import { startReceiver, type Receiver } from '../alerts/receiver.js';
-import { backends, chromiumPath, mainServiceOn, noChromium, warnIfNoPostgres } from '../helpers.js';
+import { dashboardBackends, chromiumPath, mainServiceOn, noChromium, warnIfNoPostgres } from '../helpers.js';
 import { until } from '../wait.js';
 
 warnIfNoPostgres();
@@ -37,7 +37,7 @@ async function watchedPage(context: BrowserContext, origin: string) {
   return { page, problems, outside };
 }
 
-for (const backend of backends()) {
+for (const backend of dashboardBackends()) {
   describe(`alerts screens on ${backend.name}`, { skip: noChromium }, () => {
     let app: App;
     let origin: string;

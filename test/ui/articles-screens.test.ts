@@ -8,7 +8,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import type { Database } from '../../src/db/database.js';
 import type { App } from '../../src/http/base-app.js';
 import { startNewsSite, storyText, type NewsSite, type Story } from '../articles/news-site.js';
-import { backends, chromiumPath, mainServiceOn, noChromium, warnIfNoPostgres } from '../helpers.js';
+import { dashboardBackends, chromiumPath, mainServiceOn, noChromium, warnIfNoPostgres } from '../helpers.js';
 
 warnIfNoPostgres();
 
@@ -104,7 +104,7 @@ async function watchedPage(context: BrowserContext, origin: string) {
 
 const pwned = (page: Page) => page.evaluate(() => (globalThis as unknown as { __pwned?: unknown }).__pwned ?? null);
 
-for (const backend of backends()) {
+for (const backend of dashboardBackends()) {
   describe(`articles screens on ${backend.name}`, { skip: noChromium }, () => {
     let site: NewsSite;
     let app: App;

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { chromium, type Browser } from 'playwright-core';
 import type { App } from '../../src/http/base-app.js';
-import { backends, chromiumPath, mainServiceOn, noChromium, warnIfNoPostgres } from '../helpers.js';
+import { dashboardBackends, chromiumPath, mainServiceOn, noChromium, warnIfNoPostgres } from '../helpers.js';
 
 warnIfNoPostgres();
 
@@ -25,7 +25,7 @@ const readsLeftToRight = (selector: string, text: string, from = 0, to = text.le
   return at(${from}) < at(${to});
 })()`;
 
-for (const backend of backends()) {
+for (const backend of dashboardBackends()) {
   describe(`dashboard bidi isolation on ${backend.name}`, { skip: noChromium }, () => {
     let app: App;
     let origin: string;

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { App } from '../../src/http/base-app.js';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site.js';
-import { backends, chromiumPath, mainServiceOn, noChromium, warnIfNoPostgres } from '../helpers.js';
+import { dashboardBackends, chromiumPath, mainServiceOn, noChromium, warnIfNoPostgres } from '../helpers.js';
 import { until } from '../wait.js';
 
 warnIfNoPostgres();
@@ -42,7 +42,7 @@ async function watchedPage(context: BrowserContext, origin: string) {
   return { page, problems, outside };
 }
 
-for (const backend of backends()) {
+for (const backend of dashboardBackends()) {
   describe(`dashboard on ${backend.name}`, { skip }, () => {
     let site: FixtureSite;
     let app: App;

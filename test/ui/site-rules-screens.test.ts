@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 import type { App } from '../../src/http/base-app.js';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site.js';
-import { backends, chromiumPath, mainServiceOn, noChromium, warnIfNoPostgres } from '../helpers.js';
+import { dashboardBackends, chromiumPath, mainServiceOn, noChromium, warnIfNoPostgres } from '../helpers.js';
 import { until } from '../wait.js';
 import { axeFindings, settled, watchedPage } from './browser-checks.js';
 
@@ -14,7 +14,7 @@ const SHOWN_422 = /status of 422/;
 
 warnIfNoPostgres();
 
-for (const backend of backends()) {
+for (const backend of dashboardBackends()) {
   describe(`site rules screens on ${backend.name}`, { skip: noChromium }, () => {
     let app: App;
     let origin: string;
