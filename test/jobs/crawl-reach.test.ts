@@ -63,15 +63,20 @@ for (const backend of backends()) {
           return ENDED.includes(body.status) ? body : false;
         });
       };
-      const hitsBefore = new Map(site.hits);
       const capped = await run({ max_depth: 100, max_pages: 30 });
       assert.equal(capped.status, 'succeeded');
       assert.equal(capped.progress.pages_done, 30);
       assert.ok(capped.progress.links_over_max_pages > 0, JSON.stringify(capped.progress));
       assert.equal(capped.progress.links_over_max_depth, 0);
-      // Every listing page takes its "next" link before its cards and sidebar: the chain went past page 2.
-      const listings = [...site.hits].filter(([path, n]) => /\/books\/catalogue\/page-\d+\.html$/.test(path) && n > (hitsBefore.get(path) ?? 0));
-      assert.ok(listings.length >= 3, `listing pages fetched: ${listings.map(([path]) => path).join(', ')}`);
+      // A page takes its "next" link before its cards and sidebar, though "next" comes last on the page:
+      // with room for two pages besides the start, the next listing page is one of them. (Which pages'
+      // links a tighter budget keeps beyond that depends on which pages are stored first: a worker stores
+      // several at once.)
+      const hitsBefore = new Map(site.hits);
+      const tight = await run({ max_depth: 100, max_pages: 3 });
+      assert.equal(tight.progress.pages_done, 3);
+      const fetched = [...site.hits].filter(([path, n]) => n > (hitsBefore.get(path) ?? 0)).map(([path]) => path);
+      assert.ok(fetched.includes('/books/catalogue/page-2.html'), `fetched: ${fetched.join(', ')}`);
       const shallow = await run({ max_depth: 1, max_pages: 5000 });
       assert.equal(shallow.status, 'succeeded');
       assert.ok(shallow.progress.links_over_max_depth > 0, JSON.stringify(shallow.progress));
