@@ -109,7 +109,7 @@ export function createCrawlRunner(deps: CrawlRunnerDeps): CrawlRunner {
 
   /**
    * A crawl's job as its pages need it (request, source): read once per process and second, not per
-   * page. Whether it was cancelled meanwhile is checked under the job row's lock before anything is stored.
+   * page. Whether it was cancelled meanwhile is checked under the job row's lock before the page's transaction commits.
    */
   const crawlJobs = new Map<string, { job: Job; request: JobRequest; until: number }>();
   const crawlJob = async (jobId: string): Promise<{ job: Job; request: JobRequest } | undefined> => {
