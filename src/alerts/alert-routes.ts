@@ -1,7 +1,7 @@
 // /alert-rules (CRUD and preview) and /alerts (every firing with its deliveries, cursor-paged).
 import { Type } from 'typebox';
 import type { App } from '../http/base-app.js';
-import { pageLinks } from '../http/paging.js';
+import { pagedAnswer } from '../http/paging.js';
 import { problemResponses } from '../http/schemas.js';
 import { ValidationFailed } from '../problems.js';
 import { Alert, AlertPath, AlertQuery, Deleted, IdPath, PreviewQuery, RuleListQuery, RulePatch, RulePreviewAnswer, RuleView } from './alert-api-schema.js';
@@ -54,11 +54,7 @@ export function alertRoutes(app: App, deps: AlertRoutesDeps): void {
       },
     },
     async (request, reply) => {
-      const { items, total } = await deps.rules.list(request.query);
-      reply.header('x-total-count', total);
-      const link = pageLinks('/alert-rules', request.url, request.query.offset, request.query.limit, total);
-      if (link) reply.header('link', link);
-      return items;
+      return pagedAnswer(reply, '/alert-rules', request, await deps.rules.list(request.query));
     },
   );
 

@@ -1,7 +1,7 @@
 // /channels: notification channels (secrets stored, never shown), Apprise URLs, and a test message on request.
 import { Type } from 'typebox';
 import type { App } from '../http/base-app.js';
-import { pageLinks } from '../http/paging.js';
+import { pagedAnswer } from '../http/paging.js';
 import { problemResponses } from '../http/schemas.js';
 import { ChannelPatch, ChannelView, Deleted, IdPath, PageQuery, TestOutcome } from './alert-api-schema.js';
 import type { ChannelService } from './channel-service.js';
@@ -45,11 +45,7 @@ export function channelRoutes(app: App, service: ChannelService): void {
       },
     },
     async (request, reply) => {
-      const { items, total } = await service.list(request.query);
-      reply.header('x-total-count', total);
-      const link = pageLinks('/channels', request.url, request.query.offset, request.query.limit, total);
-      if (link) reply.header('link', link);
-      return items;
+      return pagedAnswer(reply, '/channels', request, await service.list(request.query));
     },
   );
 

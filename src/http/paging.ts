@@ -23,3 +23,16 @@ export function pageLinks(path: string, requestUrl: string, offset: number, limi
   if (hasPrev) links.push(`<${at(Math.max(0, offset - limit))}>; rel="prev"`);
   return links.join(', ');
 }
+
+/** Answers one page of a list: its items, with X-Total-Count, and Link when there is a page before or after it. */
+export function pagedAnswer<T>(
+  reply: { header(name: string, value: unknown): unknown },
+  path: string,
+  request: { url: string; query: { offset: number; limit: number } },
+  page: { items: T[]; total: number },
+): T[] {
+  reply.header('x-total-count', page.total);
+  const link = pageLinks(path, request.url, request.query.offset, request.query.limit, page.total);
+  if (link) reply.header('link', link);
+  return page.items;
+}

@@ -1,7 +1,7 @@
 // /jobs and /schedules: asynchronous scrapes and crawls, their live progress, and recurring runs.
 import { Type } from 'typebox';
 import type { App } from '../http/base-app.js';
-import { pageLinks } from '../http/paging.js';
+import { pagedAnswer } from '../http/paging.js';
 import { problemResponses } from '../http/schemas.js';
 import { sendEvents, type ServerEvent, type StreamLimiter } from '../http/sse.js';
 import { NotFound } from '../problems.js';
@@ -57,11 +57,7 @@ export function jobRoutes(app: App, deps: JobRoutesDeps): void {
       },
     },
     async (request, reply) => {
-      const { items, total } = await jobs.list(request.query);
-      reply.header('x-total-count', total);
-      const link = pageLinks('/jobs', request.url, request.query.offset, request.query.limit, total);
-      if (link) reply.header('link', link);
-      return items;
+      return pagedAnswer(reply, '/jobs', request, await jobs.list(request.query));
     },
   );
 
@@ -156,11 +152,8 @@ export function jobRoutes(app: App, deps: JobRoutesDeps): void {
       },
     },
     async (request, reply) => {
-      const { items, total } = await deps.schedules.list(request.query);
-      reply.header('x-total-count', total);
-      const link = pageLinks('/schedules', request.url, request.query.offset, request.query.limit, total);
-      if (link) reply.header('link', link);
-      return service.listSchedules(items);
+      const page = await deps.schedules.list(request.query);
+      return service.listSchedules(pagedAnswer(reply, '/schedules', request, page));
     },
   );
 

@@ -1,7 +1,7 @@
 // /site-rules: what a user pins for a site (per-field selectors or JSON paths, a page type), applied by every scrape, crawl and explain of it.
 import { Type } from 'typebox';
 import type { App } from '../http/base-app.js';
-import { pageLinks } from '../http/paging.js';
+import { pagedAnswer } from '../http/paging.js';
 import { problemResponses } from '../http/schemas.js';
 import { NotFound } from '../problems.js';
 import { checkedRule, SiteRule, SiteRuleBody, SiteRulePath } from './site-rule-schema.js';
@@ -30,11 +30,7 @@ export function siteRuleRoutes(app: App, rules: SiteRuleStore): void {
       },
     },
     async (request, reply) => {
-      const { items, total } = await rules.list(request.query);
-      reply.header('x-total-count', total);
-      const link = pageLinks('/site-rules', request.url, request.query.offset, request.query.limit, total);
-      if (link) reply.header('link', link);
-      return items;
+      return pagedAnswer(reply, '/site-rules', request, await rules.list(request.query));
     },
   );
 

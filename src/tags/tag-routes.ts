@@ -1,7 +1,7 @@
 // /tags, /products/{id}/tags, /articles/{id}/tags and /source-tags: watch lists on products and articles, and on the sources whose runs give them to what they collect.
 import { type Static, Type } from 'typebox';
 import type { App } from '../http/base-app.js';
-import { pageLinks } from '../http/paging.js';
+import { pagedAnswer } from '../http/paging.js';
 import { problemResponses } from '../http/schemas.js';
 import { NotFound, ValidationFailed } from '../problems.js';
 import { canonicalUrl } from '../url-identity/url-key.js';
@@ -117,11 +117,7 @@ export function tagRoutes(app: App, deps: TagRoutesDeps): void {
       },
     },
     async (request, reply) => {
-      const { items, total } = await tags.list(request.query);
-      reply.header('x-total-count', total);
-      const link = pageLinks('/tags', request.url, request.query.offset, request.query.limit, total);
-      if (link) reply.header('link', link);
-      return items;
+      return pagedAnswer(reply, '/tags', request, await tags.list(request.query));
     },
   );
 
@@ -162,11 +158,7 @@ export function tagRoutes(app: App, deps: TagRoutesDeps): void {
       },
     },
     async (request, reply) => {
-      const { items, total } = await tags.sources(request.query);
-      reply.header('x-total-count', total);
-      const link = pageLinks('/source-tags', request.url, request.query.offset, request.query.limit, total);
-      if (link) reply.header('link', link);
-      return items;
+      return pagedAnswer(reply, '/source-tags', request, await tags.sources(request.query));
     },
   );
 

@@ -2,7 +2,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Type } from 'typebox';
 import type { App } from '../http/base-app.js';
-import { pageLinks } from '../http/paging.js';
+import { pagedAnswer } from '../http/paging.js';
 import { problemResponses } from '../http/schemas.js';
 import { HttpProblem, NotFound } from '../problems.js';
 import { assertPublicUrl } from '../egress/address-guard.js';
@@ -76,11 +76,7 @@ export function webhookRoutes(app: App, deps: WebhookRoutesDeps): void {
       },
     },
     async (request, reply) => {
-      const { items, total } = await webhooks.list(request.query);
-      reply.header('x-total-count', total);
-      const link = pageLinks('/webhooks', request.url, request.query.offset, request.query.limit, total);
-      if (link) reply.header('link', link);
-      return items;
+      return pagedAnswer(reply, '/webhooks', request, await webhooks.list(request.query));
     },
   );
 
@@ -154,11 +150,7 @@ export function webhookRoutes(app: App, deps: WebhookRoutesDeps): void {
     },
     async (request, reply) => {
       if ((await webhooks.get(request.params.id)) === undefined) throw notFound(request.params.id);
-      const { items, total } = await webhooks.deliveries(request.params.id, request.query);
-      reply.header('x-total-count', total);
-      const link = pageLinks(`/webhooks/${request.params.id}/deliveries`, request.url, request.query.offset, request.query.limit, total);
-      if (link) reply.header('link', link);
-      return items;
+      return pagedAnswer(reply, `/webhooks/${request.params.id}/deliveries`, request, await webhooks.deliveries(request.params.id, request.query));
     },
   );
 
