@@ -203,9 +203,12 @@ export function createCrawlRunner(deps: CrawlRunnerDeps): CrawlRunner {
       using signal = deps.runSignal(job.id, context);
       const trusted = request.url === undefined;
       try {
-        if (page.polite_at === undefined) {
+        // A retry takes a new moment: the one reserved before the failure (a 429 that moved the host's, say) is past.
+        const retriedWhileWaiting = page.polite_at !== undefined && context.retryCount > 0;
+        if (page.polite_at === undefined || retriedWhileWaiting) {
           const waitMs = await deps.pace.slot(page.url, trusted);
-          if (waitMs > SLEEP_IN_SLOT_MS) {
+          // A message already waiting under the page's waiting id cannot go back under that id: it waits here.
+          if (waitMs > SLEEP_IN_SLOT_MS && !retriedWhileWaiting) {
             // Politeness to one host costs no other host a slot: the page waits in the queue, not here.
             const polite_at = Date.now() + waitMs;
             await deps.queue.enqueue<QueuedPage>(JOB_QUEUES.page, [{ id: waitingMessageId(page.id), data: { ...page, polite_at } }], { delayMs: waitMs });
