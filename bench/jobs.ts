@@ -28,8 +28,9 @@ export interface JobCrawlFigures {
 
 /** What a crawl cost the machine, from the job's submission to its end. */
 export interface CrawlFootprint {
-  backend: 'postgresql' | 'pglite';
-  /** CPU of the processes that crawl (the worker processes; on PGlite the service, database included), s. */
+  /** 'none': a crawler that keeps no database (the Scrapy row). */
+  backend: 'postgresql' | 'pglite' | 'none';
+  /** CPU of the processes that crawl (the worker processes; on PGlite the service, database included; Scrapy's process), s. */
   serviceCpuS: number;
   /** CPU of the PostgreSQL backends of the bench's database (every client's: workers, the API, pg-boss), s; 0 on PGlite. */
   databaseCpuS: number;

@@ -22,6 +22,7 @@ import { openBackendCpu } from './database-cpu.js';
 import { measureGrowth, measurePgliteSearch, type GrowthFigures, type LatencyFigures, type PgliteSearchFigures, type SearchFigures } from './growth.js';
 import { measureJobCrawl, measurePgliteJobCrawl, measureQueueCost, type JobCrawlFigures, type QueueCostFigures } from './jobs.js';
 import { measureResponsiveness, type ResponsivenessFigures } from './responsive.js';
+import { measureScrapyCrawl, scrapyMissing } from './scrapy.js';
 import { measureRescrape, measureTrackingReads, seedTracking, type ReadFigures, type RescrapeFigures } from './tracking.js';
 import { measurePair, type LoadOptions, type LoadResult, type LoadSpec } from './http.js';
 import { measureWrkPair, wrkMissing, type WrkResult } from './wrk.js';
@@ -180,6 +181,8 @@ interface Results {
   /** The auxiliary text endpoint beside a Flask stand-in for the original service, same run. */
   flaskText?: { ours: WrkResult; flask: WrkResult } | { missing: string };
   jobs?: JobCrawlFigures[];
+  /** Why the jobs table has no Scrapy rows (no /usr/bin/python3 with Scrapy). */
+  scrapyMissing?: string;
   queueCost?: QueueCostFigures;
   tracking?: { rescrape: RescrapeFigures; reads: ReadFigures[] };
   responsiveness?: ResponsivenessFigures;
@@ -731,9 +734,12 @@ function render(results: Results): string {
       // With added latency the bound is the pages the workers hold at once, not the queue.
       j.latencyMs > 0 ? `${num(bound(j), 0)} (${num((j.pagesPerSecond / bound(j)) * 100, 0)} %)` : '',
       num(j.footprint.cpuSPer1000Pages, 2),
-      j.footprint.backend === 'pglite' ? `${num(j.footprint.serviceCpuS, 2)} (in process)` : `${num(j.footprint.serviceCpuS, 2)} + ${num(j.footprint.databaseCpuS, 2)}`,
+      j.footprint.backend === 'postgresql'
+        ? `${num(j.footprint.serviceCpuS, 2)} + ${num(j.footprint.databaseCpuS, 2)}`
+        : `${num(j.footprint.serviceCpuS, 2)} (${j.footprint.backend === 'pglite' ? 'in process' : 'no DB'})`,
       num(j.footprint.peakRssMb, 0),
     ]);
+    const scrapyRow = results.scrapyMissing === undefined ? [] : [`Scrapy, ${jobs[0]!.concurrency} at once: not measured: ${results.scrapyMissing}.`];
     const q = results.queueCost;
     const queueLine =
       q === undefined || syncPerPage === undefined
@@ -749,8 +755,13 @@ function render(results: Results): string {
           "CPU s / 1000 pages: the crawl's CPU from its submission to its end per 1,000 pages: the worker processes + the PostgreSQL\n" +
           "backends of the bench's database (every client's, read from /proc: workers, the API, the queue); on PGlite the one service\n" +
           "process, which holds the database. Peak RSS: the highest sum of the crawling processes' VmRSS, sampled every 100 ms\n" +
-          '(the worker processes; on PGlite the service). PGlite rows count pages_done; PostgreSQL rows count frontier rows.',
-        table(['crawl', 'pages', 'ms', 'pages/s', 'handler ms/page', 'bound pages/s (reached)', 'CPU s / 1000 pages', 'CPU s: service + DB', 'peak RSS MB'], rows) + queueLine,
+          '(the worker processes; on PGlite the service). PGlite rows count pages_done; PostgreSQL rows count frontier rows.\n' +
+          "Scrapy rows: bench/reference/scrapy_crawl.py (Debian's python3-scrapy) crawls the same pages on the same site server, as many\n" +
+          "requests at once, in one process that keeps no database; its pages, time and CPU from its engine's start to its close, its peak RSS ru_maxrss.",
+        table(
+          ['crawl', 'pages', 'ms', 'pages/s', 'handler ms/page', 'bound pages/s (reached)', 'CPU s / 1000 pages', 'CPU s: service + DB', 'peak RSS MB'],
+          [...rows, ...scrapyRow],
+        ) + queueLine,
       ),
     );
   }
@@ -1014,6 +1025,15 @@ async function main(): Promise<number> {
       results.queueCost = await measureQueueCost(db.url, 1050, 8);
       // Listing pages (with their index.html and catalogue/page-1.html aliases) and detail pages.
       const pages = s.catalogue.pages * (s.catalogue.perPage + 1) + 2;
+      // Scrapy beside the rows of each latency: the same site server, 8 requests at once, as one worker holds.
+      const noScrapy = scrapyMissing();
+      if (noScrapy !== undefined) results.scrapyMissing = noScrapy;
+      const scrapy = async (site: FixtureSite, latencyMs: number) => {
+        if (noScrapy !== undefined) return;
+        const label = latencyMs === 0 ? 'no added latency' : `${latencyMs} ms per response`;
+        log(`jobs: Scrapy's crawl of the same pages (${label}), 8 requests at once`);
+        results.jobs?.push(await measureScrapyCrawl(site.url, { label: `Scrapy, ${label}, 8 at once`, concurrency: 8, expectedPages: pages - 2, latencyMs }));
+      };
       for (const workers of [1, 2]) {
         log(`jobs: whole-site crawl of the catalogue (${pages} pages) by ${workers} worker process(es)`);
         results.jobs.push(
@@ -1026,6 +1046,7 @@ async function main(): Promise<number> {
           }),
         );
       }
+      await scrapy(fixture, 0);
       // Real sites answer in 100-500 ms: there the bound is the pages in flight, workers x concurrency / latency.
       const slowSites = [];
       for (const latencyMs of s.crawlLatenciesMs) {
@@ -1044,6 +1065,7 @@ async function main(): Promise<number> {
             }),
           );
         }
+        await scrapy(slow, latencyMs);
       }
       // The embedded default: the service runs the crawl itself, its database in its process.
       for (const { site, latencyMs } of [{ site: fixture, latencyMs: 0 }, ...slowSites]) {
