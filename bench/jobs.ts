@@ -9,6 +9,7 @@ import { followBackendCpu, openBackendCpu } from './database-cpu.js';
 import { cpuMs, rssMb } from './memory.js';
 import { startChild, type Child } from './processes.js';
 import { ROOT, SERVICE_LOG_LEVEL, startMain } from './services.js';
+import type { SiteTraffic } from '../test/fixtures/site.js';
 
 export interface JobCrawlFigures {
   label: string;
@@ -24,6 +25,8 @@ export interface JobCrawlFigures {
   /** Time a page spends in its handler until its results are written (fetch, extract), mean. */
   handlerMeanMs: number;
   footprint: CrawlFootprint;
+  /** What the crawled site saw of the crawl (requests in flight, time to answer one), when the bench recorded it. */
+  site?: SiteTraffic;
 }
 
 /** What a crawl cost the machine, from the job's submission to its end. */

@@ -738,6 +738,7 @@ function render(results: Results): string {
         ? `${num(j.footprint.serviceCpuS, 2)} + ${num(j.footprint.databaseCpuS, 2)}`
         : `${num(j.footprint.serviceCpuS, 2)} (${j.footprint.backend === 'pglite' ? 'in process' : 'no DB'})`,
       num(j.footprint.peakRssMb, 0),
+      j.site === undefined || j.site.requests === 0 ? '' : `${num(j.site.answerMs / j.site.spanMs, 1)} / ${num(j.site.answerMs / j.site.requests, 0)}`,
     ]);
     const scrapyRow = results.scrapyMissing === undefined ? [] : [`Scrapy, ${jobs[0]!.concurrency} at once: not measured: ${results.scrapyMissing}.`];
     const q = results.queueCost;
@@ -757,9 +758,23 @@ function render(results: Results): string {
           "process, which holds the database. Peak RSS: the highest sum of the crawling processes' VmRSS, sampled every 100 ms\n" +
           '(the worker processes; on PGlite the service). PGlite rows count pages_done; PostgreSQL rows count frontier rows.\n' +
           "Scrapy rows: bench/reference/scrapy_crawl.py (Debian's python3-scrapy) crawls the same pages on the same site server, as many\n" +
-          "requests at once, in one process that keeps no database; its pages, time and CPU from its engine's start to its close, its peak RSS ru_maxrss.",
+          "requests at once, in one process that keeps no database; its pages, time and CPU from its engine's start to its close, its peak RSS ru_maxrss.\n" +
+          'Site: what the site server saw, from the first request to the last answer: requests in flight on average, and ms to answer one\n' +
+          '(arrival to close, the added latency included): pages/s is about the first over the second, so a row short of its bound shows\n' +
+          'whether the crawler left slots idle or the answers came slower than the latency (the site shares the machine with the crawler).',
         table(
-          ['crawl', 'pages', 'ms', 'pages/s', 'handler ms/page', 'bound pages/s (reached)', 'CPU s / 1000 pages', 'CPU s: service + DB', 'peak RSS MB'],
+          [
+            'crawl',
+            'pages',
+            'ms',
+            'pages/s',
+            'handler ms/page',
+            'bound pages/s (reached)',
+            'CPU s / 1000 pages',
+            'CPU s: service + DB',
+            'peak RSS MB',
+            'site: in flight / answer ms',
+          ],
           [...rows, ...scrapyRow],
         ) + queueLine,
       ),
@@ -1028,22 +1043,30 @@ async function main(): Promise<number> {
       // Scrapy beside the rows of each latency: the same site server, 8 requests at once, as one worker holds.
       const noScrapy = scrapyMissing();
       if (noScrapy !== undefined) results.scrapyMissing = noScrapy;
+      // What the site saw of each crawl: the traffic counted since the call before it is dropped first.
+      const seenBy = async (site: FixtureSite, measure: () => Promise<JobCrawlFigures>): Promise<JobCrawlFigures> => {
+        site.traffic();
+        const figures = await measure();
+        return { ...figures, site: site.traffic() };
+      };
       const scrapy = async (site: FixtureSite, latencyMs: number) => {
         if (noScrapy !== undefined) return;
         const label = latencyMs === 0 ? 'no added latency' : `${latencyMs} ms per response`;
         log(`jobs: Scrapy's crawl of the same pages (${label}), 8 requests at once`);
-        results.jobs?.push(await measureScrapyCrawl(site.url, { label: `Scrapy, ${label}, 8 at once`, concurrency: 8, expectedPages: pages - 2, latencyMs }));
+        results.jobs?.push(await seenBy(site, () => measureScrapyCrawl(site.url, { label: `Scrapy, ${label}, 8 at once`, concurrency: 8, expectedPages: pages - 2, latencyMs })));
       };
       for (const workers of [1, 2]) {
         log(`jobs: whole-site crawl of the catalogue (${pages} pages) by ${workers} worker process(es)`);
         results.jobs.push(
-          await measureJobCrawl(main.url, db, fixture.url, {
-            label: `no added latency, ${workers} worker${workers > 1 ? 's' : ''}`,
-            workers,
-            concurrency: 8,
-            expectedPages: pages - 2,
-            latencyMs: 0,
-          }),
+          await seenBy(fixture, () =>
+            measureJobCrawl(main.url, db, fixture.url, {
+              label: `no added latency, ${workers} worker${workers > 1 ? 's' : ''}`,
+              workers,
+              concurrency: 8,
+              expectedPages: pages - 2,
+              latencyMs: 0,
+            }),
+          ),
         );
       }
       await scrapy(fixture, 0);
@@ -1056,13 +1079,15 @@ async function main(): Promise<number> {
         for (const workers of [1, 2]) {
           log(`jobs: the same crawl with ${latencyMs} ms per response, ${workers} worker process(es)`);
           results.jobs.push(
-            await measureJobCrawl(main.url, db, slow.url, {
-              label: `${latencyMs} ms per response, ${workers} worker${workers > 1 ? 's' : ''}`,
-              workers,
-              concurrency: 8,
-              expectedPages: pages - 2,
-              latencyMs,
-            }),
+            await seenBy(slow, () =>
+              measureJobCrawl(main.url, db, slow.url, {
+                label: `${latencyMs} ms per response, ${workers} worker${workers > 1 ? 's' : ''}`,
+                workers,
+                concurrency: 8,
+                expectedPages: pages - 2,
+                latencyMs,
+              }),
+            ),
           );
         }
         await scrapy(slow, latencyMs);
@@ -1073,7 +1098,9 @@ async function main(): Promise<number> {
         log(`jobs: the same crawl on PGlite (${label}), by the main service's own worker`);
         const dir = mkdtempSync(join(tmpdir(), 'bench-pglite-crawl-'));
         cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-        results.jobs.push(await measurePgliteJobCrawl(dir, site.url, { label: `PGlite, ${label}, 1 worker`, concurrency: 8, expectedPages: pages - 2, latencyMs }));
+        results.jobs.push(
+          await seenBy(site, () => measurePgliteJobCrawl(dir, site.url, { label: `PGlite, ${label}, 1 worker`, concurrency: 8, expectedPages: pages - 2, latencyMs })),
+        );
       }
       for (const { site } of slowSites) await site.close();
     }
