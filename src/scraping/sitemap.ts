@@ -5,11 +5,13 @@ import { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { SaxesParser } from 'saxes';
 import { UpstreamFailed } from '../problems.js';
-import type { PageFetcher } from '../egress/page-fetcher.js';
+import type { FetchedResource, PageFetcher } from '../egress/page-fetcher.js';
 
 const SITEMAP_TYPES = ['application/xml', 'text/xml', 'application/gzip', 'application/x-gzip', 'application/octet-stream', 'text/plain'];
 /** Sitemaps read per crawl at most (an index may name thousands). */
 const MAX_SITEMAPS = 50;
+/** Sitemaps fetched ahead of the one being read (the fetcher's per-host limit applies too). */
+const SITEMAPS_AHEAD = 3;
 /** How deep indexes may nest (the protocol allows one level; sites nest a little more). */
 const MAX_NESTING = 3;
 /** The protocol's own limit of a decompressed sitemap. */
@@ -40,6 +42,21 @@ export interface SitemapOptions {
  */
 export async function readSitemaps(startUrl: string, fetcher: Pick<PageFetcher, 'robots' | 'fetchResource'>, options: SitemapOptions): Promise<SitemapResult> {
   const origin = new URL(startUrl).origin;
+  // Sitemaps are read in order, but the next few are already being fetched while one is read: an index of
+  // many children is not read one round trip after another. Those fetched ahead and never read (the limit
+  // came first) are aborted.
+  const ahead = new AbortController();
+  const signal = options.signal === undefined ? ahead.signal : AbortSignal.any([options.signal, ahead.signal]);
+  const fetches = new Map<string, Promise<FetchedResource>>();
+  const fetchOf = (url: string): Promise<FetchedResource> => {
+    let fetching = fetches.get(url);
+    if (fetching === undefined) {
+      fetching = fetcher.fetchResource(url, { types: SITEMAP_TYPES, trusted: options.trusted, timeoutMs: options.timeoutMs, signal });
+      fetching.catch(() => undefined); // its failure is reported when its turn comes
+      fetches.set(url, fetching);
+    }
+    return fetching;
+  };
   const listed = await fetcher.robots(startUrl, { trusted: options.trusted }).then(
     (robots) => robots.sitemaps,
     () => [],
@@ -50,31 +67,33 @@ export async function readSitemaps(startUrl: string, fetcher: Pick<PageFetcher, 
   const seen = new Set<string>();
   const urls = new Set<string>();
   const result: SitemapResult = { urls: [], sitemaps: [] };
-  while (queue.length > 0 && seen.size < MAX_SITEMAPS && urls.size < options.limit) {
-    const { url, level } = queue.shift()!;
-    if (seen.has(url)) continue;
-    seen.add(url);
-    let entries = 0;
-    try {
-      const resource = await fetcher.fetchResource(url, {
-        types: SITEMAP_TYPES,
-        trusted: options.trusted,
-        timeoutMs: options.timeoutMs,
-        ...(options.signal ? { signal: options.signal } : {}),
-      });
-      const read = await readLocs(resource.body, url, options.signal, (loc, kind) => {
-        const found = absolute(loc, url);
-        if (found === null) return true;
-        entries++;
-        if (kind === 'page') urls.add(found);
-        else if (level < MAX_NESTING && queue.length + seen.size < MAX_SITEMAPS) queue.push({ url: found, level: level + 1 });
-        return urls.size < options.limit;
-      });
-      result.sitemaps.push({ url, urls: entries, ...(read.complete ? {} : { partial: true }) });
-    } catch (error) {
-      if (options.signal?.aborted) throw error;
-      result.sitemaps.push({ url, urls: entries, error: error instanceof Error ? error.message : String(error) });
+  try {
+    while (queue.length > 0 && seen.size < MAX_SITEMAPS && urls.size < options.limit) {
+      const { url, level } = queue.shift()!;
+      if (seen.has(url)) continue;
+      seen.add(url);
+      for (const next of queue.slice(0, SITEMAPS_AHEAD)) if (!seen.has(next.url) && seen.size + fetches.size < MAX_SITEMAPS) void fetchOf(next.url);
+      let entries = 0;
+      try {
+        const resource = await fetchOf(url);
+        fetches.delete(url);
+        const read = await readLocs(resource.body, url, options.signal, (loc, kind) => {
+          const found = absolute(loc, url);
+          if (found === null) return true;
+          entries++;
+          if (kind === 'page') urls.add(found);
+          else if (level < MAX_NESTING && queue.length + seen.size < MAX_SITEMAPS) queue.push({ url: found, level: level + 1 });
+          return urls.size < options.limit;
+        });
+        result.sitemaps.push({ url, urls: entries, ...(read.complete ? {} : { partial: true }) });
+      } catch (error) {
+        fetches.delete(url);
+        if (options.signal?.aborted) throw error;
+        result.sitemaps.push({ url, urls: entries, error: error instanceof Error ? error.message : String(error) });
+      }
     }
+  } finally {
+    ahead.abort();
   }
   result.urls = [...urls];
   return result;

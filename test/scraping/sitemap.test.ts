@@ -10,6 +10,7 @@ import { readSitemaps } from '../../src/scraping/sitemap.js';
 import type { PageFetcher } from '../../src/egress/page-fetcher.js';
 import { catalogueBooks } from '../fixtures/books-catalogue.js';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site.js';
+import { until } from '../wait.js';
 
 describe('readSitemaps', () => {
   let site: FixtureSite;
@@ -36,6 +37,30 @@ describe('readSitemaps', () => {
         ['/sitemaps/books-detail.xml.gz', 60, undefined],
       ],
     );
+  });
+
+  test('the next sitemaps of an index are fetched while one is awaited, and read in their order all the same', async () => {
+    const detailHits = () => site.hits.get('/sitemaps/books-detail.xml.gz') ?? 0;
+    const before = detailHits();
+    const pages = site.hold('/sitemaps/books-pages.xml');
+    try {
+      const reading = readSitemaps(`${site.url}books/`, fetcher, { trusted: false, timeoutMs: 10_000, limit: 1000 });
+      await until('the second sitemap of the index asked for while the first is unanswered', () => detailHits() > before, { withinMs: 5000 });
+      pages.release();
+      const result = await reading;
+      assert.deepEqual(
+        result.sitemaps.map((s) => [s.url.replace(site.url, '/'), s.urls]),
+        [
+          ['/sitemap.xml', 2],
+          ['/sitemaps/books-pages.xml', 3],
+          ['/sitemaps/books-detail.xml.gz', 60],
+        ],
+      );
+      const listing = [`${site.url}books/`, `${site.url}books/catalogue/page-2.html`, `${site.url}books/catalogue/page-3.html`];
+      assert.deepEqual(result.urls.slice(0, 3), listing, "the first sitemap's pages come first");
+    } finally {
+      pages.release();
+    }
   });
 
   test('the limit stops reading early', async () => {
