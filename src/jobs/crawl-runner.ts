@@ -166,28 +166,43 @@ export function createCrawlRunner(deps: CrawlRunnerDeps): CrawlRunner {
         deps.changed(job.id);
         return;
       }
+      // The start page is crawled while the sitemaps are read (which may take minutes: slow hosts, an
+      // index of thousands). Until their pages are in the frontier the crawl is seeding: not over, even
+      // with no page pending. A seed run again after a crash finds its start page there already.
+      const seeding = policy.useSitemap;
+      const opened = await deps.db.transaction(async (tx) => {
+        const locked = await jobs.lock(job.id, tx);
+        if (locked === undefined || FINAL_STATUSES.has(locked.status)) return false;
+        const added = await jobs.addToFrontier(job.id, frontierEntries([{ url: sourceUrl, depth: 0 }]), tx);
+        await enqueuePages(job.id, added, tx);
+        await jobs.addProgress(job.id, { pagesDiscovered: added.length }, tx);
+        if (seeding) await jobs.setSeeding(job.id, true, tx);
+        return true;
+      });
+      deps.changed(job.id);
+      if (!opened || !seeding) return;
       using signal = deps.runSignal(job.id, context);
-      // Reading sitemaps may take minutes (slow hosts, an index of thousands): the crawl says it is alive,
-      // so that no sweep takes it for one whose worker died.
+      // The crawl says it is alive meanwhile, so that no sweep takes it for one whose worker died.
       const heartbeat = setInterval(() => void jobs.touch(job.id).catch(() => undefined), HEARTBEAT_MS);
       let sitemap: { urls: string[] };
       try {
-        sitemap = policy.useSitemap
-          ? await readSitemaps(sourceUrl, deps.fetcher, { trusted, timeoutMs: request.timeout_ms ?? deps.settings.defaultTimeoutMs, signal, limit: policy.maxPages })
-          : { urls: [] };
+        sitemap = await readSitemaps(sourceUrl, deps.fetcher, { trusted, timeoutMs: request.timeout_ms ?? deps.settings.defaultTimeoutMs, signal, limit: policy.maxPages });
       } finally {
         clearInterval(heartbeat);
       }
-      const candidates = [{ url: sourceUrl, depth: 0 }, ...sitemap.urls.filter((url) => policy.accepts(url)).map((url) => ({ url, depth: 1 }))];
-      const entries = frontierEntries(candidates).slice(0, policy.maxPages);
+      const entries = frontierEntries(sitemap.urls.filter((url) => policy.accepts(url)).map((url) => ({ url, depth: 1 })));
       await deps.db.transaction(async (tx) => {
         const locked = await jobs.lock(job.id, tx);
         if (locked === undefined || FINAL_STATUSES.has(locked.status)) return;
-        const added = await jobs.addToFrontier(job.id, entries, tx);
+        // Within the budget left by the pages the crawl found meanwhile.
+        const added = await jobs.addToFrontier(job.id, entries, tx, policy.maxPages);
         await enqueuePages(job.id, added, tx);
         await jobs.addProgress(job.id, { pagesDiscovered: added.length }, tx);
+        await jobs.setSeeding(job.id, false, tx);
       });
       deps.changed(job.id);
+      // Its pages may all be done already (the sitemap had nothing new, say).
+      await finishIfDone(job.id);
     },
 
     async page(page, context) {

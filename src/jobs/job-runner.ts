@@ -116,10 +116,12 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
           continue;
         }
         const pending = await jobs.pendingPageIds(job.id);
-        // A crawl still seeding has no frontier: it is over only when its seed's message is.
-        if (pending.length === 0 && !(await jobs.hasFrontier(job.id))) {
+        // A crawl still seeding (no frontier yet, or sitemaps still being read) is over only when its seed's
+        // message is; a seed whose retries ran out leaves the crawl with what its frontier holds.
+        if (pending.length === 0 && !(await jobs.seeded(job.id))) {
           const state = (await deps.queue.states(JOB_QUEUES.job, [job.id])).get(job.id);
           if (state !== 'failed' && state !== 'cancelled' && state !== 'completed') continue;
+          await jobs.setSeeding(job.id, false);
         }
         const slice = pending.slice(0, 200);
         // A page waiting for its host is a second message (host-politeness.ts); its state is the page's.

@@ -114,14 +114,22 @@ export interface JobStore {
   touch(id: string): Promise<void>;
   /**
    * Crawls still running whose frontier has nothing left to do (a finisher that died). A crawl with no
-   * frontier yet is still seeding, not stalled: its seed's own message answers for it.
+   * frontier yet, or whose seed still reads the sitemaps, is seeding, not stalled: its seed's own message
+   * answers for it.
    */
   stalledCrawls(): Promise<string[]>;
+  /** Marks a crawl as still reading its sitemaps (its start page already in the frontier), or as done with them. */
+  setSeeding(id: string, seeding: boolean, tx?: Queryable): Promise<void>;
+  /** Whether a crawl's seed has put in its frontier all it will: a frontier exists and no sitemap is still being read. */
+  seeded(id: string): Promise<boolean>;
   /** Scrape jobs marked running whose last change is older than `seconds` (their worker may be gone). */
   quietRunning(seconds: number): Promise<Job[]>;
 
-  /** Adds URLs to a crawl's frontier, each once; answers the ones that were new. */
-  addToFrontier(jobId: string, entries: readonly FrontierEntry[], tx: Queryable): Promise<FrontierEntry[]>;
+  /**
+   * Adds URLs to a crawl's frontier, each once; answers the ones that were new. With `maxPages`, only as
+   * many as the crawl's budget has room for (the first ones); the caller holds the job row's lock.
+   */
+  addToFrontier(jobId: string, entries: readonly FrontierEntry[], tx: Queryable, maxPages?: number): Promise<FrontierEntry[]>;
   /** Marks a frontier page done or failed; false when it was not pending (a retry after a crash, say). */
   settlePage(pageId: string, outcome: PageOutcome, tx: Queryable): Promise<boolean>;
   /**
@@ -132,8 +140,9 @@ export interface JobStore {
   pageOpen(pageId: string): Promise<boolean>;
   /** Ids of a crawl's pending pages, `limit` at most, after `after` (ids in order): read in slices. */
   pendingPageIds(jobId: string, slice?: { after?: string; limit?: number }): Promise<string[]>;
+  /** What a crawl still waits for: its pending pages, and its seed (as one) while it reads the sitemaps. */
   pendingCount(jobId: string, tx?: Queryable): Promise<number>;
-  /** Whether a crawl has any frontier row yet (none while its seed reads the sitemaps). */
+  /** Whether a crawl has any frontier row yet (none until its seed has queued its start page). */
   hasFrontier(jobId: string): Promise<boolean>;
   /** The crawl's settled pages (done or failed), what its log is made of; pending ones are not read. */
   pages(jobId: string): Promise<FrontierPage[]>;
@@ -276,10 +285,22 @@ export function createJobStore(db: Database): JobStore {
     async stalledCrawls() {
       const rows = await db.query<{ id: string }>(
         `SELECT id FROM jobs j WHERE kind = 'crawl' AND status = 'running' AND updated_at < now() - interval '5 seconds'
-           AND EXISTS (SELECT 1 FROM crawl_frontier f WHERE f.job_id = j.id)
+           AND NOT seeding AND EXISTS (SELECT 1 FROM crawl_frontier f WHERE f.job_id = j.id)
            AND NOT EXISTS (SELECT 1 FROM crawl_frontier f WHERE f.job_id = j.id AND f.status = 'pending')`,
       );
       return rows.map((r) => r.id);
+    },
+
+    async setSeeding(id, seeding, tx = db) {
+      await tx.query('UPDATE jobs SET seeding = $2, updated_at = now() WHERE id = $1', [id, seeding]);
+    },
+
+    async seeded(id) {
+      const [row] = await db.query<{ seeded: boolean }>(
+        'SELECT NOT seeding AND EXISTS (SELECT 1 FROM crawl_frontier f WHERE f.job_id = j.id) AS seeded FROM jobs j WHERE id = $1',
+        [id],
+      );
+      return row?.seeded === true;
     },
 
     async quietRunning(seconds) {
@@ -287,15 +308,18 @@ export function createJobStore(db: Database): JobStore {
       return rows.map(toJob);
     },
 
-    async addToFrontier(jobId, entries, tx) {
+    async addToFrontier(jobId, entries, tx, maxPages) {
       if (entries.length === 0) return [];
+      // The budget counts what the crawl discovered so far (crawl-page-store.ts counts the same way).
+      const room = maxPages === undefined ? '' : 'ORDER BY e.n LIMIT (SELECT greatest(0, $6::int - pages_discovered) FROM jobs WHERE id = $1)';
       return tx.query<FrontierEntry>(
         `INSERT INTO crawl_frontier (id, job_id, url_key, url, depth, status)
          SELECT e.id, $1, e.url_key, e.url, e.depth, 'pending'
-           FROM unnest($2::uuid[], $3::text[], $4::text[], $5::int[]) AS e (id, url_key, url, depth)
+           FROM unnest($2::uuid[], $3::text[], $4::text[], $5::int[]) WITH ORDINALITY AS e (id, url_key, url, depth, n)
+          WHERE NOT EXISTS (SELECT 1 FROM crawl_frontier f WHERE f.job_id = $1 AND f.url_key = e.url_key) ${room}
          ON CONFLICT (job_id, url_key) DO NOTHING
          RETURNING id, url_key, url, depth`,
-        [jobId, entries.map((e) => e.id), entries.map((e) => e.url_key), entries.map((e) => e.url), entries.map((e) => e.depth)],
+        [jobId, entries.map((e) => e.id), entries.map((e) => e.url_key), entries.map((e) => e.url), entries.map((e) => e.depth), ...(maxPages === undefined ? [] : [maxPages])],
       );
     },
 
@@ -335,7 +359,10 @@ export function createJobStore(db: Database): JobStore {
     },
 
     async pendingCount(jobId, tx = db) {
-      const [row] = await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM crawl_frontier WHERE job_id = $1 AND status = 'pending'`, [jobId]);
+      const [row] = await tx.query<{ n: number }>(
+        `SELECT (SELECT count(*)::int FROM crawl_frontier WHERE job_id = $1 AND status = 'pending') + coalesce((SELECT seeding::int FROM jobs WHERE id = $1), 0) AS n`,
+        [jobId],
+      );
       return row?.n ?? 0;
     },
 

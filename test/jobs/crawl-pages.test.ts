@@ -105,6 +105,65 @@ for (const backend of backends()) {
       assert.ok(job.progress.pages_done > 1, "the sitemap's pages were crawled");
     });
 
+    /** A listed crawl from the sitemap whose start page is stored while /sitemap.xml is held unanswered. */
+    const startPageStoredWhileSitemapHeld = async () => {
+      const slow = await site({ catalogue: { pages: 2, perPage: 2 } });
+      const held = slow.hold('/sitemap.xml');
+      const id = await crawl({ url: `${slow.url}books/`, crawl: { strategy: 'listed', sitemap: true, max_pages: 20 } });
+      await until('the start page to be stored while the sitemap is unanswered', async () => (await get(id)).progress.pages_done === 1).catch((error: unknown) => {
+        held.release();
+        throw error;
+      });
+      return { slow, held, id };
+    };
+
+    test("the start page is crawled while the sitemap is read; with all its pages done, the crawl is not over until the sitemap's pages are in", async () => {
+      const { slow, held, id } = await startPageStoredWhileSitemapHeld();
+      try {
+        await system.sweep();
+        const during = await get(id);
+        assert.equal(during.status, 'running', JSON.stringify(during));
+        assert.ok(slow.inFlight().includes('/sitemap.xml'), 'the sitemap is still unanswered');
+      } finally {
+        held.release();
+      }
+      const job = await untilEnded(id);
+      assert.equal(job.status, 'succeeded', JSON.stringify(job));
+      assert.ok(job.progress.pages_done > 1, "the sitemap's pages were crawled");
+      assert.equal(job.progress.pages_done, job.progress.pages_discovered);
+    });
+
+    test('a crawl whose seed gave up while reading the sitemap is ended by the sweep with the pages it has', async () => {
+      const { held, id } = await startPageStoredWhileSitemapHeld();
+      try {
+        // As if the seed's worker had died on every try: its message failed, the crawl quiet for a minute.
+        await db.query(`UPDATE ${queueSchema}.job SET state = 'failed' WHERE name = $1 AND id = $2`, [JOB_QUEUES.job, id]);
+        await db.query(`UPDATE jobs SET updated_at = now() - interval '2 minutes' WHERE id = $1`, [id]);
+        await system.sweep();
+        const job = await get(id);
+        assert.equal(job.status, 'succeeded', JSON.stringify(job));
+        assert.equal(job.progress.pages_done, 1);
+      } finally {
+        held.release();
+      }
+    });
+
+    test("sitemap pages that come in after the start page's links take only what max_pages has left", async () => {
+      const books = await site({ catalogue: { pages: 3, perPage: 4 } });
+      const held = books.hold('/sitemap.xml');
+      const id = await crawl({ url: `${books.url}books/`, crawl: { sitemap: true, max_pages: 4, exclude: ['**/category/**'] } });
+      try {
+        await until("the start page's links to fill the budget", async () => (await get(id)).progress.pages_discovered >= 4);
+      } finally {
+        held.release();
+      }
+      const job = await untilEnded(id);
+      assert.equal(job.status, 'succeeded', JSON.stringify(job));
+      const [row] = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM crawl_frontier WHERE job_id = $1', [id]);
+      assert.equal(row?.n, 4, 'pages in the frontier');
+      assert.equal(job.progress.pages_discovered, 4);
+    });
+
     test('DELETE of a crawl with 10,000 pending pages answers without waiting for their queue messages; no page is fetched after it beyond those on the wire; every queued page ends unfetched', async () => {
       const big = await site({ catalogue: { pages: 500, perPage: 20 } });
       const id = await crawl({ url: `${big.url}books/`, crawl: { strategy: 'listed', sitemap: true, max_pages: 20_000 } });
