@@ -1,18 +1,15 @@
 // The Articles screens in a real Chromium against a real service: search, filters and paging; an article's reader view, provenance, revisions and diffs; hostile HTML that must never run; accessibility.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { Database } from '../../src/db/database.js';
 import type { App } from '../../src/http/base-app.js';
 import { startNewsSite, storyText, type NewsSite, type Story } from '../articles/news-site.js';
 import { dashboardBackends, chromiumPath, mainServiceOn, noChromium, warnIfNoPostgres } from '../helpers.js';
+import { axeFindings, settled, watchedPage } from './browser-checks.js';
 
 warnIfNoPostgres();
-
-const AXE = readFileSync(fileURLToPath(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url)), 'utf8');
 
 /** Markup a page could carry into an article's HTML: every way it might try to run script, load something, or take over the page. */
 const HOSTILE_HTML = [
@@ -73,34 +70,6 @@ const STORIES: Story[] = [
     extraHtml: HOSTILE_HTML,
   },
 ];
-
-/** A screen rendered with its data: its heading there and nothing still loading. */
-async function settled(page: Page): Promise<void> {
-  await page.locator('main h1').first().waitFor();
-  await page.waitForFunction(() => (globalThis as unknown as { document: { querySelector(s: string): unknown } }).document.querySelector('.loading') === null);
-}
-
-/** A page that records console errors, dialogs, and every request leaving the service's origin (which it aborts). */
-async function watchedPage(context: BrowserContext, origin: string) {
-  const page = await context.newPage();
-  const problems: string[] = [];
-  const outside: string[] = [];
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(`console: ${message.text()}`);
-  });
-  page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
-  page.on('dialog', (dialog) => {
-    problems.push(`dialog: ${dialog.message()}`);
-    void dialog.dismiss();
-  });
-  await page.route('**/*', (route) => {
-    const url = route.request().url();
-    if (url.startsWith(`${origin}/`) || url.startsWith('data:')) return route.continue();
-    outside.push(url);
-    return route.abort();
-  });
-  return { page, problems, outside };
-}
 
 const pwned = (page: Page) => page.evaluate(() => (globalThis as unknown as { __pwned?: unknown }).__pwned ?? null);
 
@@ -321,12 +290,7 @@ for (const backend of dashboardBackends()) {
           await page.goto(`${origin}${path}`);
           await settled(page);
           if (path.includes(String(ids['sea-wall']))) await page.getByText('3 revisions').waitFor();
-          await page.addScriptTag({ content: AXE });
-          const violations = await page.evaluate(async () => {
-            const result = await (globalThis as unknown as { axe: { run(): Promise<{ violations: Array<{ id: string; impact: string; nodes: unknown[] }> }> } }).axe.run();
-            return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}, ${v.nodes.length} nodes)`);
-          });
-          for (const v of violations) found.push(`${path}: ${v}`);
+          found.push(...(await axeFindings(page, path)));
         }
         assert.deepEqual(found, []);
       } finally {

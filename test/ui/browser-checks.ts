@@ -11,20 +11,30 @@ export async function settled(page: Page): Promise<void> {
   await page.waitForFunction(() => (globalThis as unknown as { document: { querySelector(s: string): unknown } }).document.querySelector('.loading') === null);
 }
 
+export interface WatchOptions {
+  /** Console errors a test provokes on purpose (the browser logs a 422 the screen then shows). */
+  expected?: RegExp;
+  /** Dialogs (a delete's confirm) are accepted; otherwise a dialog is dismissed and recorded as a problem. */
+  acceptDialogs?: boolean;
+}
+
 /**
- * A page that records console errors and uncaught errors, accepts dialogs, and aborts (and records)
- * every request leaving the service's origin. `expected` matches console errors a test provokes on
- * purpose (the browser logs a 422 the screen then shows).
+ * A page that records console errors, uncaught errors and unexpected dialogs, and aborts (and records)
+ * every request leaving the service's origin.
  */
-export async function watchedPage(context: BrowserContext, origin: string, expected?: RegExp) {
+export async function watchedPage(context: BrowserContext, origin: string, options: WatchOptions = {}) {
   const page = await context.newPage();
   const problems: string[] = [];
   const outside: string[] = [];
   page.on('console', (message) => {
-    if (message.type() === 'error' && !(expected?.test(message.text()) ?? false)) problems.push(`console: ${message.text()}`);
+    if (message.type() === 'error' && !(options.expected?.test(message.text()) ?? false)) problems.push(`console: ${message.text()}`);
   });
   page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
-  page.on('dialog', (dialog) => void dialog.accept());
+  page.on('dialog', (dialog) => {
+    if (options.acceptDialogs === true) return void dialog.accept();
+    problems.push(`dialog: ${dialog.message()}`);
+    void dialog.dismiss();
+  });
   await page.route('**/*', (route) => {
     const url = route.request().url();
     if (url.startsWith(`${origin}/`) || url.startsWith('data:')) return route.continue();

@@ -1,46 +1,20 @@
 // The dashboard in a real Chromium against a real service: every screen, a scrape with live progress, the price chart, the live event feed, accessibility.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 import type { App } from '../../src/http/base-app.js';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site.js';
 import { dashboardBackends, chromiumPath, mainServiceOn, noChromium, warnIfNoPostgres } from '../helpers.js';
 import { until } from '../wait.js';
+import { axeFindings, settled, watchedPage } from './browser-checks.js';
 
 warnIfNoPostgres();
 
 const executablePath = chromiumPath;
 const skip = noChromium;
-const AXE = readFileSync(fileURLToPath(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url)), 'utf8');
-
-/** A screen rendered with its data: its heading there and nothing still loading (live streams stay open, so not "network idle"). */
-async function settled(page: Page): Promise<void> {
-  await page.locator('main h1').first().waitFor();
-  await page.waitForFunction(() => (globalThis as unknown as { document: { querySelector(s: string): unknown } }).document.querySelector('.loading') === null);
-}
 
 const SCREENS = ['/ui', '/ui/products', '/ui/products/1', '/ui/scrape', '/ui/jobs', '/ui/schedules', '/ui/events', '/ui/logs'];
-
-/** A page that records console errors, uncaught errors and every request leaving the service's origin (which it aborts). */
-async function watchedPage(context: BrowserContext, origin: string) {
-  const page = await context.newPage();
-  const problems: string[] = [];
-  const outside: string[] = [];
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(`console: ${message.text()}`);
-  });
-  page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
-  await page.route('**/*', (route) => {
-    const url = route.request().url();
-    if (url.startsWith(`${origin}/`) || url.startsWith('data:')) return route.continue();
-    outside.push(url);
-    return route.abort();
-  });
-  return { page, problems, outside };
-}
 
 for (const backend of dashboardBackends()) {
   describe(`dashboard on ${backend.name}`, { skip }, () => {
@@ -308,14 +282,7 @@ for (const backend of dashboardBackends()) {
       try {
         const page = await checking.newPage();
         const found: string[] = [];
-        const check = async (state: string) => {
-          await page.addScriptTag({ content: AXE });
-          const violations = await page.evaluate(async () => {
-            const result = await (globalThis as unknown as { axe: { run(): Promise<{ violations: Array<{ id: string; impact: string; nodes: unknown[] }> }> } }).axe.run();
-            return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}, ${v.nodes.length} nodes)`);
-          });
-          for (const v of violations) found.push(`${state}: ${v}`);
-        };
+        const check = async (state: string) => found.push(...(await axeFindings(page, state)));
         for (const path of SCREENS) {
           await page.goto(`${origin}${path}`);
           await settled(page);

@@ -45,7 +45,7 @@ for (const backend of dashboardBackends()) {
     });
 
     test('Site rules: create with the form, a bad selector shown as the 422 names it, edit, delete', async () => {
-      const { page, problems, outside } = await watchedPage(context, origin, SHOWN_422);
+      const { page, problems, outside } = await watchedPage(context, origin, { expected: SHOWN_422, acceptDialogs: true });
       await page.goto(`${origin}/ui/site-rules`);
       await settled(page);
       await page.getByText('No site rules yet.').waitFor();
