@@ -135,6 +135,32 @@ function footprintOf(backend: CrawlFootprint['backend'], pages: number, f: { ser
   return { backend, serviceCpuS: f.serviceCpuS, databaseCpuS: f.databaseCpuS, cpuSPer1000Pages: ((f.serviceCpuS + f.databaseCpuS) / pages) * 1000, peakRssMb: f.peakRssMb };
 }
 
+type MeasuredCrawl = Awaited<ReturnType<typeof withFootprint<{ job: JobAnswer; ms: number }>>>;
+
+/** A crawl row from a measured crawl job: its `pages` counted by the caller, as its backend can. */
+function crawlFigures(
+  options: { label: string; concurrency: number; latencyMs: number },
+  workers: number,
+  backend: CrawlFootprint['backend'],
+  measured: MeasuredCrawl,
+  pages: number,
+  handlerMeanMs: number,
+): JobCrawlFigures {
+  const { job, ms } = measured.result;
+  return {
+    label: options.label,
+    workers,
+    concurrency: options.concurrency,
+    latencyMs: options.latencyMs,
+    pages,
+    products: job.progress.products_found,
+    ms,
+    pagesPerSecond: pages / (ms / 1000),
+    handlerMeanMs,
+    footprint: footprintOf(backend, pages, measured),
+  };
+}
+
 /** One crawl of `siteUrl`'s catalogue from its sitemap and links, run by `workers` fresh worker processes. */
 export async function measureJobCrawl(
   apiUrl: string,
@@ -149,21 +175,9 @@ export async function measureJobCrawl(
       db.url,
       () => crawlCatalogue(apiUrl, siteUrl, options.label, options.expectedPages),
     );
-    const { job, ms } = measured.result;
-    const { rows } = await db.query('SELECT count(*)::int AS pages, coalesce(sum(duration_ms), 0)::float8 AS busy FROM crawl_frontier WHERE job_id = $1', [job.id]);
+    const { rows } = await db.query('SELECT count(*)::int AS pages, coalesce(sum(duration_ms), 0)::float8 AS busy FROM crawl_frontier WHERE job_id = $1', [measured.result.job.id]);
     const { pages, busy } = rows[0] as { pages: number; busy: number };
-    return {
-      label: options.label,
-      workers: options.workers,
-      concurrency: options.concurrency,
-      latencyMs: options.latencyMs,
-      pages,
-      products: job.progress.products_found,
-      ms,
-      pagesPerSecond: pages / (ms / 1000),
-      handlerMeanMs: busy / pages,
-      footprint: footprintOf('postgresql', pages, measured),
-    };
+    return crawlFigures(options, options.workers, 'postgresql', measured, pages, busy / pages);
   } finally {
     await Promise.all(workers.map((w) => w.stop()));
   }
@@ -186,20 +200,7 @@ export async function measurePgliteJobCrawl(
   });
   try {
     const measured = await withFootprint([main.child.pid], undefined, () => crawlCatalogue(main.url, siteUrl, options.label, options.expectedPages));
-    const { job, ms } = measured.result;
-    const pages = job.progress.pages_done;
-    return {
-      label: options.label,
-      workers: 1,
-      concurrency: options.concurrency,
-      latencyMs: options.latencyMs,
-      pages,
-      products: job.progress.products_found,
-      ms,
-      pagesPerSecond: pages / (ms / 1000),
-      handlerMeanMs: Number.NaN,
-      footprint: footprintOf('pglite', pages, measured),
-    };
+    return crawlFigures(options, 1, 'pglite', measured, measured.result.job.progress.pages_done, Number.NaN);
   } finally {
     await main.child.stop();
   }
