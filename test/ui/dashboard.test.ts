@@ -190,6 +190,28 @@ for (const backend of dashboardBackends()) {
       assert.deepEqual(problems, []);
     });
 
+    test("a crawl's screen says what its limits cut; a scrape's says nothing of limits", async () => {
+      const res = await app.inject({ method: 'POST', url: '/jobs', payload: { url: `${site.url}books/`, crawl: { max_pages: 3, exclude: ['**/category/**'] } } });
+      assert.equal(res.statusCode, 202, res.body);
+      const { id } = res.json() as { id: string };
+      const job = await until('the crawl to end', async () => {
+        const body = (await app.inject({ url: `/jobs/${id}` })).json() as { status: string; progress: { links_over_max_pages: number } };
+        return body.status === 'succeeded' ? body : false;
+      });
+      assert.ok(job.progress.links_over_max_pages > 0, JSON.stringify(job));
+      const { page, problems } = await watchedPage(context, origin);
+      await page.goto(`${origin}/ui/jobs/${id}`);
+      await page.locator('.job-progress .badge-succeeded').waitFor();
+      const limits = (await page.locator('.job-progress .limits').textContent()) ?? '';
+      assert.equal(limits, `Stopped short: ${job.progress.links_over_max_pages} links not followed: max_pages was spent.`);
+      const scrape = (await app.inject({ method: 'POST', url: '/jobs', payload: { url: `${site.url}books/` } })).json() as { id: string };
+      await page.goto(`${origin}/ui/jobs/${scrape.id}`);
+      await page.locator('.job-progress .badge-succeeded').waitFor({ timeout: 30_000 });
+      assert.equal(await page.locator('.job-progress .limits').count(), 0);
+      await page.close();
+      assert.deepEqual(problems, []);
+    });
+
     test('jobs and schedules: create a schedule, pause and resume it, run it now and follow the job; logs show the raw document', async () => {
       const { page, problems } = await watchedPage(context, origin);
       await page.goto(`${origin}/ui/schedules`);

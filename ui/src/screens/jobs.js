@@ -47,9 +47,18 @@ export function JobProgress({ job: initial, onEnd }) {
       ${p.products_found} product${p.products_found === 1 ? '' : 's'} (${p.created} new, ${p.updated} updated)
       ${lost ? ' · connection lost, reconnecting…' : ''}
     </p>
+    ${job.kind === 'crawl' && html`<${CrawlLimits} progress=${p} />`}
     ${job.error && html`<${ErrorBox} error=${{ title: `The job ${job.status}`, detail: job.error.detail, status: job.error.status }} />`}
     ${streamError && html`<${ErrorBox} error=${new ApiError(streamError.status, streamError)} />`}
   </section>`;
+}
+
+/** What a crawl's limits cut: the links it found and did not follow (nothing when its rules let it reach everything). */
+function CrawlLimits({ progress: p }) {
+  const cut = [];
+  if (p.links_over_max_pages > 0) cut.push(`${p.links_over_max_pages} link${p.links_over_max_pages === 1 ? '' : 's'} not followed: max_pages was spent`);
+  if (p.links_over_max_depth > 0) cut.push(`${p.links_over_max_depth} link${p.links_over_max_depth === 1 ? '' : 's'} beyond max_depth`);
+  return cut.length === 0 ? null : html`<p class="limits">Stopped short: ${cut.join('; ')}.</p>`;
 }
 
 export function JobsScreen({ query: params }) {
