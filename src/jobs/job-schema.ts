@@ -60,6 +60,9 @@ export const Job = Type.Object(
       articles_updated: Type.Integer({ description: 'Articles stored again (a re-scrape, or an entry whose page was read)' }),
       links_over_max_pages: Type.Integer({ description: 'A crawl: links found and not followed because max_pages was reached (0: the budget cut nothing)' }),
       links_over_max_depth: Type.Integer({ description: 'A crawl: links found on pages at max_depth, not followed (0: the depth cut nothing)' }),
+      reading_sitemaps: Type.Boolean({
+        description: 'A crawl: its sitemaps are still being read while its start page and links are crawled; their pages join when read',
+      }),
     }),
     log_ids: Type.Array(Type.String({ format: 'uuid' }), { description: 'The scrape-log documents this job wrote' }),
     error: Nullable(Type.Object({ type: Type.String(), status: Type.Integer(), detail: Type.String() }, { additionalProperties: true })),

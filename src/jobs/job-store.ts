@@ -11,7 +11,7 @@ const isoTime = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY
 
 const JOB_COLUMNS = `id, kind, status, source_url, request, schedule_id, attempts,
   pages_done, pages_discovered, pages_failed, products_found, products_created, products_updated,
-  articles_found, articles_created, articles_updated, links_over_max_pages, links_over_max_depth, log_ids, error, ${isoTime('created_at')} AS created_at, ${isoTime('started_at')} AS started_at,
+  articles_found, articles_created, articles_updated, links_over_max_pages, links_over_max_depth, seeding, log_ids, error, ${isoTime('created_at')} AS created_at, ${isoTime('started_at')} AS started_at,
   ${isoTime('finished_at')} AS finished_at, ${isoTime('updated_at')} AS updated_at`;
 
 interface JobRow {
@@ -33,6 +33,7 @@ interface JobRow {
   articles_updated: number;
   links_over_max_pages: number;
   links_over_max_depth: number;
+  seeding: boolean;
   log_ids: string[] | string;
   error: Job['error'];
   created_at: string;
@@ -171,6 +172,7 @@ function toJob(row: JobRow): Job {
       articles_updated: row.articles_updated,
       links_over_max_pages: row.links_over_max_pages,
       links_over_max_depth: row.links_over_max_depth,
+      reading_sitemaps: row.seeding,
     },
     log_ids: parseUuidArray(row.log_ids),
     error: row.error,

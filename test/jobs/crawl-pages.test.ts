@@ -16,7 +16,7 @@ warnIfNoPostgres();
 interface JobBody {
   id: string;
   status: string;
-  progress: { pages_done: number; pages_discovered: number; pages_failed: number };
+  progress: { pages_done: number; pages_discovered: number; pages_failed: number; reading_sitemaps: boolean };
   error: { type: string; status: number; detail: string } | null;
   log_ids: string[];
 }
@@ -123,6 +123,7 @@ for (const backend of backends()) {
         await system.sweep();
         const during = await get(id);
         assert.equal(during.status, 'running', JSON.stringify(during));
+        assert.equal(during.progress.reading_sitemaps, true);
         assert.ok(slow.inFlight().includes('/sitemap.xml'), 'the sitemap is still unanswered');
       } finally {
         held.release();
@@ -131,6 +132,7 @@ for (const backend of backends()) {
       assert.equal(job.status, 'succeeded', JSON.stringify(job));
       assert.ok(job.progress.pages_done > 1, "the sitemap's pages were crawled");
       assert.equal(job.progress.pages_done, job.progress.pages_discovered);
+      assert.equal(job.progress.reading_sitemaps, false);
     });
 
     test('a crawl whose seed gave up while reading the sitemap is ended by the sweep with the pages it has', async () => {

@@ -93,6 +93,7 @@ for (const backend of backends()) {
         articles_updated: 0,
         links_over_max_pages: 0,
         links_over_max_depth: 0,
+        reading_sitemaps: false,
       });
       assert.equal(job.progress.created + job.progress.updated, 1);
       assert.ok(job.started_at !== null && job.finished_at !== null && job.finished_at >= job.started_at);

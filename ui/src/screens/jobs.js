@@ -45,6 +45,7 @@ export function JobProgress({ job: initial, onEnd }) {
     <p role="status" aria-live="polite" class="counts">
       ${p.pages_done} page${p.pages_done === 1 ? '' : 's'} done${job.kind === 'crawl' ? ` of ${p.pages_discovered} found` : ''}${p.pages_failed ? `, ${p.pages_failed} failed` : ''} ·
       ${p.products_found} product${p.products_found === 1 ? '' : 's'} (${p.created} new, ${p.updated} updated)
+      ${p.reading_sitemaps && !ended ? ' · reading the sitemaps' : ''}
       ${lost ? ' · connection lost, reconnecting…' : ''}
     </p>
     ${job.kind === 'crawl' && html`<${CrawlLimits} progress=${p} />`}
