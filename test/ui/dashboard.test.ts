@@ -203,7 +203,7 @@ for (const backend of dashboardBackends()) {
       await page.goto(`${origin}/ui/jobs/${id}`);
       await page.locator('.job-progress .badge-succeeded').waitFor();
       const limits = (await page.locator('.job-progress .limits').textContent()) ?? '';
-      assert.equal(limits, `Stopped short: ${job.progress.links_over_max_pages} links not followed: max_pages was spent.`);
+      assert.equal(limits, `Limits: ${job.progress.links_over_max_pages} links not followed (max_pages was spent).`);
       const scrape = (await app.inject({ method: 'POST', url: '/jobs', payload: { url: `${site.url}books/` } })).json() as { id: string };
       await page.goto(`${origin}/ui/jobs/${scrape.id}`);
       await page.locator('.job-progress .badge-succeeded').waitFor({ timeout: 30_000 });

@@ -57,9 +57,9 @@ export function JobProgress({ job: initial, onEnd }) {
 /** What a crawl's limits cut: the links it found and did not follow (nothing when its rules let it reach everything). */
 function CrawlLimits({ progress: p }) {
   const cut = [];
-  if (p.links_over_max_pages > 0) cut.push(`${p.links_over_max_pages} link${p.links_over_max_pages === 1 ? '' : 's'} not followed: max_pages was spent`);
+  if (p.links_over_max_pages > 0) cut.push(`${p.links_over_max_pages} link${p.links_over_max_pages === 1 ? '' : 's'} not followed (max_pages was spent)`);
   if (p.links_over_max_depth > 0) cut.push(`${p.links_over_max_depth} link${p.links_over_max_depth === 1 ? '' : 's'} beyond max_depth`);
-  return cut.length === 0 ? null : html`<p class="limits">Stopped short: ${cut.join('; ')}.</p>`;
+  return cut.length === 0 ? null : html`<p class="limits">Limits: ${cut.join('; ')}.</p>`;
 }
 
 export function JobsScreen({ query: params }) {
