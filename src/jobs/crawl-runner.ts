@@ -169,18 +169,20 @@ export function createCrawlRunner(deps: CrawlRunnerDeps): CrawlRunner {
       // The start page is crawled while the sitemaps are read (which may take minutes: slow hosts, an
       // index of thousands). Until their pages are in the frontier the crawl is seeding: not over, even
       // with no page pending. A seed run again after a crash finds its start page there already.
-      const seeding = policy.useSitemap;
-      const opened = await deps.db.transaction(async (tx) => {
-        const locked = await jobs.lock(job.id, tx);
-        if (locked === undefined || FINAL_STATUSES.has(locked.status)) return false;
-        const added = await jobs.addToFrontier(job.id, frontierEntries([{ url: sourceUrl, depth: 0 }]), tx);
-        await enqueuePages(job.id, added, tx);
-        await jobs.addProgress(job.id, { pagesDiscovered: added.length }, tx);
-        if (seeding) await jobs.setSeeding(job.id, true, tx);
-        return true;
-      });
+      const admit = (entries: FrontierEntry[], seeding: boolean) =>
+        deps.db.transaction(async (tx) => {
+          const locked = await jobs.lock(job.id, tx);
+          if (locked === undefined || FINAL_STATUSES.has(locked.status)) return false;
+          // Within the budget left by the pages the crawl found meanwhile.
+          const added = await jobs.addToFrontier(job.id, entries, policy.maxPages, tx);
+          await enqueuePages(job.id, added, tx);
+          await jobs.addProgress(job.id, { pagesDiscovered: added.length }, tx);
+          if (locked.progress.reading_sitemaps !== seeding) await jobs.setSeeding(job.id, seeding, tx);
+          return true;
+        });
+      const opened = await admit(frontierEntries([{ url: sourceUrl, depth: 0 }]), policy.useSitemap);
       deps.changed(job.id);
-      if (!opened || !seeding) return;
+      if (!opened || !policy.useSitemap) return;
       using signal = deps.runSignal(job.id, context);
       // The crawl says it is alive meanwhile, so that no sweep takes it for one whose worker died.
       const heartbeat = setInterval(() => void jobs.touch(job.id).catch(() => undefined), HEARTBEAT_MS);
@@ -190,16 +192,7 @@ export function createCrawlRunner(deps: CrawlRunnerDeps): CrawlRunner {
       } finally {
         clearInterval(heartbeat);
       }
-      const entries = frontierEntries(sitemap.urls.filter((url) => policy.accepts(url)).map((url) => ({ url, depth: 1 })));
-      await deps.db.transaction(async (tx) => {
-        const locked = await jobs.lock(job.id, tx);
-        if (locked === undefined || FINAL_STATUSES.has(locked.status)) return;
-        // Within the budget left by the pages the crawl found meanwhile.
-        const added = await jobs.addToFrontier(job.id, entries, tx, policy.maxPages);
-        await enqueuePages(job.id, added, tx);
-        await jobs.addProgress(job.id, { pagesDiscovered: added.length }, tx);
-        await jobs.setSeeding(job.id, false, tx);
-      });
+      await admit(frontierEntries(sitemap.urls.filter((url) => policy.accepts(url)).map((url) => ({ url, depth: 1 }))), false);
       deps.changed(job.id);
       // Its pages may all be done already (the sitemap had nothing new, say).
       await finishIfDone(job.id);

@@ -127,10 +127,10 @@ export interface JobStore {
   quietRunning(seconds: number): Promise<Job[]>;
 
   /**
-   * Adds URLs to a crawl's frontier, each once; answers the ones that were new. With `maxPages`, only as
-   * many as the crawl's budget has room for (the first ones); the caller holds the job row's lock.
+   * Adds URLs to a crawl's frontier, each once, as many as its `maxPages` budget has room for (the first
+   * ones); answers the ones that were added. The caller holds the job row's lock.
    */
-  addToFrontier(jobId: string, entries: readonly FrontierEntry[], tx: Queryable, maxPages?: number): Promise<FrontierEntry[]>;
+  addToFrontier(jobId: string, entries: readonly FrontierEntry[], maxPages: number, tx: Queryable): Promise<FrontierEntry[]>;
   /** Marks a frontier page done or failed; false when it was not pending (a retry after a crash, say). */
   settlePage(pageId: string, outcome: PageOutcome, tx: Queryable): Promise<boolean>;
   /**
@@ -310,18 +310,19 @@ export function createJobStore(db: Database): JobStore {
       return rows.map(toJob);
     },
 
-    async addToFrontier(jobId, entries, tx, maxPages) {
+    async addToFrontier(jobId, entries, maxPages, tx) {
       if (entries.length === 0) return [];
-      // The budget counts what the crawl discovered so far (crawl-page-store.ts counts the same way).
-      const room = maxPages === undefined ? '' : 'ORDER BY e.n LIMIT (SELECT greatest(0, $6::int - pages_discovered) FROM jobs WHERE id = $1)';
+      // The budget counts what the crawl discovered so far (crawl-page-store.ts counts the same way); URLs
+      // the frontier knows already take none of it.
       return tx.query<FrontierEntry>(
         `INSERT INTO crawl_frontier (id, job_id, url_key, url, depth, status)
          SELECT e.id, $1, e.url_key, e.url, e.depth, 'pending'
            FROM unnest($2::uuid[], $3::text[], $4::text[], $5::int[]) WITH ORDINALITY AS e (id, url_key, url, depth, n)
-          WHERE NOT EXISTS (SELECT 1 FROM crawl_frontier f WHERE f.job_id = $1 AND f.url_key = e.url_key) ${room}
+          WHERE NOT EXISTS (SELECT 1 FROM crawl_frontier f WHERE f.job_id = $1 AND f.url_key = e.url_key)
+          ORDER BY e.n LIMIT (SELECT greatest(0, $6::int - pages_discovered) FROM jobs WHERE id = $1)
          ON CONFLICT (job_id, url_key) DO NOTHING
          RETURNING id, url_key, url, depth`,
-        [jobId, entries.map((e) => e.id), entries.map((e) => e.url_key), entries.map((e) => e.url), entries.map((e) => e.depth), ...(maxPages === undefined ? [] : [maxPages])],
+        [jobId, entries.map((e) => e.id), entries.map((e) => e.url_key), entries.map((e) => e.url), entries.map((e) => e.depth), maxPages],
       );
     },
 
