@@ -7,6 +7,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createBrowserRenderer } from '../../../src/scraping/browser/index.js';
 import { skipUnless } from '../../helpers.js';
+import { until } from '../../wait.js';
 import { executablePath, noChromium, startSite, USER_AGENT, type Site } from './browser-site.js';
 
 const asRoot = process.getuid?.() === 0;
@@ -94,11 +95,25 @@ describe('browser sandbox', { skip: noChromium }, () => {
       assert.match(detail, /, sandboxed as \S+ \(running\)$/);
 
       const ownPidNamespace = await readlink('/proc/self/ns/pid');
-      const renderers: number[] = [];
-      for (const child of await descendants(pid)) {
-        const cmdline = await readFile(`/proc/${child}/cmdline`, 'utf8').catch(() => '');
-        if (cmdline.includes('--type=renderer')) renderers.push(child);
-      }
+      // The finished render's page is closed, and its renderer may be gone: a render held open (its page
+      // never answers) keeps one alive while the processes are read. It ends with the browser.
+      void renderer.render(`${site.origin}/hang`, { timeoutMs: 60_000 }).catch(() => undefined);
+      const rendererPids = async () => {
+        const found: number[] = [];
+        for (const child of await descendants(pid)) {
+          const cmdline = await readFile(`/proc/${child}/cmdline`, 'utf8').catch(() => '');
+          if (cmdline.includes('--type=renderer')) found.push(child);
+        }
+        return found;
+      };
+      const renderers = await until(
+        'the renderer processes',
+        async () => {
+          const found = await rendererPids();
+          return found.length > 0 ? found : false;
+        },
+        { withinMs: 10_000 },
+      ).catch(() => [] as number[]);
       assert.ok(renderers.length > 0, 'found the renderer processes');
       // A renderer that ends before it is read proves nothing either way: it is left out, and at least one must be read.
       let checked = 0;
