@@ -3,11 +3,12 @@ import { mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import pg from 'pg';
-import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { ServiceUnavailable } from '../problems.js';
 import { acquireDirLock } from './dir-lock.js';
 import { defaultTemplateCache, seedDataDir, type TemplateSpec } from './pglite-template.js';
+import { type EngineSession, PgliteThread } from './pglite-thread.js';
+
+export { pgliteOptions } from './pglite-options.js';
 
 export type { Database, Queryable, QueryOptions } from './queryable.js';
 import type { Database, Queryable, QueryOptions } from './queryable.js';
@@ -164,7 +165,7 @@ export interface PgliteDatabase extends Database {
   /** The whole data directory as a tarball, loadable with `loadDataDir` (test snapshots). */
   dumpDataDir(): Promise<Blob>;
   /** The engine itself, for the job queue's PGlite adapter, which shares its one connection. */
-  readonly pglite: PGlite;
+  readonly pglite: Pick<PgliteThread, 'query' | 'exec' | 'listen'>;
 }
 
 /**
@@ -226,12 +227,6 @@ export function useBaselineWasmCompiler(): void {
   setFlagsFromString('--no-wasm-dynamic-tiering');
 }
 
-/** The options every PGlite of this project opens with. */
-export function pgliteOptions(sharedBuffersMb = 8): PGliteOptions {
-  // Every start loads the extensions the migrations create (product search's trigram indexes).
-  return { extensions: { pg_trgm }, startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${sharedBuffersMb}MB`] };
-}
-
 export interface PgliteOpenOptions {
   /** In memory only: start from this snapshot (dumpDataDir) instead of running initdb. */
   loadDataDir?: Blob;
@@ -249,11 +244,11 @@ export interface PgliteOpenOptions {
 
 export async function createPgliteDatabase(dataDir?: string, options: PgliteOpenOptions = {}): Promise<PgliteDatabase> {
   let release: (() => void) | undefined;
-  let db: PGlite;
+  let db: PgliteThread;
   if (dataDir === undefined) {
     useBaselineWasmCompiler();
     // A snapshot (dumpDataDir) skips initdb, which is most of PGlite's start-up time.
-    db = new PGlite(options.loadDataDir === undefined ? pgliteOptions() : { ...pgliteOptions(), loadDataDir: options.loadDataDir });
+    db = await PgliteThread.start({ sharedBuffersMb: 8, ...(options.loadDataDir === undefined ? {} : { loadDataDir: options.loadDataDir }) });
   } else {
     mkdirSync(dataDir, { recursive: true });
     release = acquireDirLock(join(dataDir, 'pglite.lock'));
@@ -264,26 +259,22 @@ export async function createPgliteDatabase(dataDir?: string, options: PgliteOpen
       }
       const pgdata = join(dataDir, 'pglite');
       const size = { bytes: relationBytes(pgdata) };
-      // Before this process's first PGlite compiles: the choice is process-wide.
+      // Before this process's first PGlite compiles: the choice is process-wide, its threads' too.
       if (!pgliteWasmTierUp(size, options.wasmTierUp)) useBaselineWasmCompiler();
-      db = new PGlite(pgdata, pgliteOptions(pgliteSharedBuffersMb(size, options.sharedBuffersMb)));
-      await db.waitReady;
+      db = await PgliteThread.start({ dataDir: pgdata, sharedBuffersMb: pgliteSharedBuffersMb(size, options.sharedBuffersMb) });
     } catch (error) {
       release();
       throw error;
     }
   }
-  await db.waitReady;
-  type Target = Pick<PGlite, 'query' | 'exec'>;
-  const run = async <R>(q: Target, sql: string, params?: readonly unknown[]): Promise<R[]> => {
+  const run = async <R>(q: EngineSession, sql: string, params?: readonly unknown[]): Promise<R[]> => {
     try {
-      const result = await q.query<R>(sql, params as unknown[] | undefined);
-      return result.rows;
+      return (await q.query<R>(sql, params)).rows;
     } catch (error) {
       throw translateDbError(error);
     }
   };
-  const exec = async (q: Target, sql: string): Promise<void> => {
+  const exec = async (q: EngineSession, sql: string): Promise<void> => {
     try {
       await q.exec(sql);
     } catch (error) {
@@ -291,13 +282,13 @@ export async function createPgliteDatabase(dataDir?: string, options: PgliteOpen
     }
   };
   // PGlite plans every statement for its parameters (it keeps no prepared statements), so QueryOptions has nothing to change here.
-  const wrap = (q: Target): Queryable => ({ query: (sql, params) => run(q, sql, params), exec: (sql) => exec(q, sql) });
+  const wrap = (q: EngineSession): Queryable => ({ query: (sql, params) => run(q, sql, params), exec: (sql) => exec(q, sql) });
   let closed = false;
   return {
     backend: 'pglite',
     ...wrap(db),
     pglite: db,
-    dumpDataDir: () => db.dumpDataDir('none'),
+    dumpDataDir: () => db.dumpDataDir(),
     async transaction(fn) {
       try {
         return await db.transaction((tx) => fn(wrap(tx)));

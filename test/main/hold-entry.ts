@@ -1,20 +1,20 @@
 // Test entry point: the real main service on PGlite, whose first transaction that writes products is held
 // open (HOLD_PRODUCT_WRITE=inside) or held right after its COMMIT (=committed), saying so on stdout, so a
 // test can kill the process at that very moment.
-import { PGlite, type Transaction } from '@electric-sql/pglite';
+import { type EngineSession, PgliteThread } from '../../src/db/pglite-thread.js';
 
 const hold = process.env.HOLD_PRODUCT_WRITE;
 const forever = () => new Promise<never>(() => undefined);
 
 if (hold === 'inside' || hold === 'committed') {
-  const transaction = PGlite.prototype.transaction;
+  const transaction = PgliteThread.prototype.transaction;
   let heldOnce = false;
-  PGlite.prototype.transaction = async function <T>(this: PGlite, callback: (tx: Transaction) => Promise<T>): Promise<T> {
+  PgliteThread.prototype.transaction = async function <T>(this: PgliteThread, callback: (tx: EngineSession) => Promise<T>): Promise<T> {
     let wroteProducts = false;
-    const result = await transaction.call(this, async (tx: Transaction) => {
-      const watched: Transaction = Object.create(tx);
-      watched.query = (async (sql: string, params?: unknown[], options?: object) => {
-        const rows = await tx.query(sql, params, options);
+    const result = await transaction.call(this, async (tx: EngineSession) => {
+      const watched: EngineSession = Object.create(tx);
+      watched.query = (async (sql: string, params?: readonly unknown[]) => {
+        const rows = await tx.query(sql, params);
         if (/^\s*INSERT INTO products\b/.test(sql) && !heldOnce) {
           wroteProducts = true;
           if (hold === 'inside') {
@@ -24,7 +24,7 @@ if (hold === 'inside' || hold === 'committed') {
           }
         }
         return rows;
-      }) as Transaction['query'];
+      }) as EngineSession['query'];
       return callback(watched);
     });
     if (wroteProducts && hold === 'committed') {
