@@ -267,9 +267,9 @@ export async function createPgliteDatabase(dataDir?: string, options: PgliteOpen
       throw error;
     }
   }
-  const run = async <R>(q: EngineSession, sql: string, params?: readonly unknown[]): Promise<R[]> => {
+  const run = async <R>(q: EngineSession, sql: string, params?: readonly unknown[], options?: QueryOptions): Promise<R[]> => {
     try {
-      return (await q.query<R>(sql, params)).rows;
+      return (await q.query<R>(sql, params, options)).rows;
     } catch (error) {
       throw translateDbError(error);
     }
@@ -281,8 +281,8 @@ export async function createPgliteDatabase(dataDir?: string, options: PgliteOpen
       throw translateDbError(error);
     }
   };
-  // PGlite plans every statement for its parameters (it keeps no prepared statements), so QueryOptions has nothing to change here.
-  const wrap = (q: EngineSession): Queryable => ({ query: (sql, params) => run(q, sql, params), exec: (sql) => exec(q, sql) });
+  // A statement seen again runs by name, its plan kept, as on PostgreSQL (pglite-statements.ts); QueryOptions says when not.
+  const wrap = (q: EngineSession): Queryable => ({ query: (sql, params, options) => run(q, sql, params, options), exec: (sql) => exec(q, sql) });
   let closed = false;
   return {
     backend: 'pglite',

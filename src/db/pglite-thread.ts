@@ -7,7 +7,8 @@ import type { EngineData, Reply, Request, WireError } from './pglite-wire.js';
 
 /** Statements in one session: the engine's own connection, or one transaction's. */
 export interface EngineSession {
-  query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<{ rows: T[] }>;
+  /** `options.prepared: false`: planned for these parameters each time, never run by name (QueryOptions). */
+  query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[], options?: { prepared?: boolean }): Promise<{ rows: T[] }>;
   /** Several statements, unparameterised: each one's rows. */
   exec(sql: string): Promise<Array<{ rows: unknown[] }>>;
 }
@@ -49,8 +50,8 @@ export class PgliteThread implements EngineSession {
     return thread;
   }
 
-  query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<{ rows: T[] }> {
-    return this.#query<T>(sql, params, undefined);
+  query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[], options?: { prepared?: boolean }): Promise<{ rows: T[] }> {
+    return this.#query<T>(sql, params, undefined, options?.prepared);
   }
 
   exec(sql: string): Promise<Array<{ rows: unknown[] }>> {
@@ -66,7 +67,7 @@ export class PgliteThread implements EngineSession {
     begun.catch(() => undefined);
     let result: T;
     try {
-      result = await fn({ query: (sql, params) => this.#query(sql, params, tx), exec: (sql) => this.#exec(sql, tx) });
+      result = await fn({ query: (sql, params, options) => this.#query(sql, params, tx, options?.prepared), exec: (sql) => this.#exec(sql, tx) });
       await begun;
     } catch (error) {
       await this.#call({ op: 'end', tx, commit: false }).catch(() => undefined);
@@ -102,8 +103,9 @@ export class PgliteThread implements EngineSession {
     }
   }
 
-  async #query<T>(sql: string, params: readonly unknown[] | undefined, tx: number | undefined): Promise<{ rows: T[] }> {
-    return { rows: (await this.#call({ op: 'query', sql, ...(params === undefined ? {} : { params }), ...(tx === undefined ? {} : { tx }) })) as T[] };
+  async #query<T>(sql: string, params: readonly unknown[] | undefined, tx: number | undefined, prepared: boolean | undefined): Promise<{ rows: T[] }> {
+    const request: Call = { op: 'query', sql, ...(params === undefined ? {} : { params }), ...(tx === undefined ? {} : { tx }), ...(prepared === false ? { prepared } : {}) };
+    return { rows: (await this.#call(request)) as T[] };
   }
 
   async #exec(sql: string, tx: number | undefined): Promise<Array<{ rows: unknown[] }>> {

@@ -8,7 +8,7 @@ export interface EngineData {
 }
 
 export type Request =
-  | { id: number; op: 'query'; sql: string; params?: readonly unknown[]; tx?: number }
+  | { id: number; op: 'query'; sql: string; params?: readonly unknown[]; tx?: number; prepared?: false }
   | { id: number; op: 'exec'; sql: string; tx?: number }
   | { id: number; op: 'begin'; tx: number }
   | { id: number; op: 'end'; tx: number; commit: boolean }

@@ -2,6 +2,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { pgliteOptions } from './pglite-options.js';
+import { createStatementRunner } from './pglite-statements.js';
 import type { EngineData, Reply, Request, WireError } from './pglite-wire.js';
 
 const port = parentPort!;
@@ -39,6 +40,7 @@ async function main(): Promise<void> {
     return;
   }
   reply({ id: 0, value: null });
+  const statements = createStatementRunner(db);
 
   // A transaction's statements may arrive before its BEGIN has run (the service does not wait for it):
   // each waits for its transaction to be open, and fails with its BEGIN when that fails.
@@ -77,8 +79,9 @@ async function main(): Promise<void> {
     open.set(number, entry);
   };
 
-  const target = async (tx: number | undefined): Promise<Pick<PGlite, 'query' | 'exec'>> => {
-    if (tx === undefined) return db;
+  /** The open transaction `tx` (waiting for its BEGIN), or undefined for a statement of its own. */
+  const transaction = async (tx: number | undefined): Promise<Transaction | undefined> => {
+    if (tx === undefined) return undefined;
     const entry = open.get(tx);
     if (entry === undefined) throw new Error('the transaction has already ended');
     return (await entry).tx;
@@ -89,12 +92,15 @@ async function main(): Promise<void> {
     try {
       switch (request.op) {
         case 'query': {
-          const result = await (await target(request.tx)).query(request.sql, request.params as unknown[] | undefined);
+          const result = await statements.run(request.sql, request.params, {
+            tx: await transaction(request.tx),
+            ...(request.prepared === false ? { prepared: false } : {}),
+          });
           reply({ id, value: result.rows });
           return;
         }
         case 'exec': {
-          const results = await (await target(request.tx)).exec(request.sql);
+          const results = await ((await transaction(request.tx)) ?? db).exec(request.sql);
           reply({ id, value: results.map((r) => r.rows) });
           return;
         }

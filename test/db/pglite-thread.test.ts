@@ -118,6 +118,40 @@ describe('PGlite on its own thread', () => {
     assert.ok(turns - started > 3, `the event loop turned ${turns - started} times while the statement ran`);
   });
 
+  test('a statement run again runs by name on its kept plan, with the same answers; prepared: false is planned afresh each time', async () => {
+    const kept = 'SELECT id, name, tags FROM things WHERE id = $1 AND $2::text[] IS NOT NULL';
+    const fresh = 'SELECT id FROM things WHERE id = $1 AND name IS NOT NULL';
+    for (const id of [1, 10, 11]) {
+      const [row] = await db.query<{ id: number; name: string }>(kept, [id, ['a', 'b']]);
+      assert.equal(row?.id, id);
+      await db.query(fresh, [id], { prepared: false });
+    }
+    const statements = await db.query<{ statement: string }>('SELECT statement FROM pg_prepared_statements WHERE NOT from_sql');
+    assert.ok(
+      statements.some((s) => s.statement === kept),
+      'the statement is kept prepared',
+    );
+    assert.ok(!statements.some((s) => s.statement === fresh), 'prepared: false is not');
+    // An error by name leaves the connection as it was: the next statements run.
+    await assert.rejects(db.query(kept, ['not a number', []]), (error: Error & { code?: string }) => error.code === '22P02');
+    assert.deepEqual(await db.query(kept, [1, []]), [{ id: 1, name: 'one', tags: null }]);
+    // Inside a transaction too.
+    await db.transaction(async (tx) => {
+      assert.deepEqual(await tx.query(kept, [10, []]), [{ id: 10, name: 'ten', tags: null }]);
+    });
+  });
+
+  test("a table changed under a kept plan: the statement outside a transaction still answers, with the table's new shape", async () => {
+    await db.exec('CREATE TABLE shapes (a int)');
+    await db.query('INSERT INTO shapes VALUES (1)');
+    const all = 'SELECT * FROM shapes WHERE a >= $1';
+    assert.deepEqual(await db.query(all, [0]), [{ a: 1 }]);
+    assert.deepEqual(await db.query(all, [0]), [{ a: 1 }]);
+    await db.exec('ALTER TABLE shapes ADD COLUMN b text');
+    assert.deepEqual(await db.query(all, [0]), [{ a: 1, b: null }]);
+    assert.deepEqual(await db.query(all, [0]), [{ a: 1, b: null }]);
+  });
+
   test('NOTIFY reaches a listener, until it stops listening', async () => {
     const heard: string[] = [];
     const stop = await db.pglite.listen('things_changed', (payload) => heard.push(payload));
