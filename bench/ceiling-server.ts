@@ -10,7 +10,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
-import { pgliteOptions, useBaselineWasmCompiler } from '../src/db/database.js';
+import { useBaselineWasmCompiler } from '../src/db/database.js';
+import { pgliteOptions } from '../src/db/pglite-options.js';
 import { migrations } from '../src/db/migrations/index.js';
 import { PRODUCT_COLUMNS } from '../src/products/product-list-sql.js';
 import { textStats } from '../src/text/text-stats.js';

@@ -8,8 +8,6 @@ import { acquireDirLock } from './dir-lock.js';
 import { defaultTemplateCache, seedDataDir, type TemplateSpec } from './pglite-template.js';
 import { type EngineSession, PgliteThread } from './pglite-thread.js';
 
-export { pgliteOptions } from './pglite-options.js';
-
 export type { Database, Queryable, QueryOptions } from './queryable.js';
 import type { Database, Queryable, QueryOptions } from './queryable.js';
 
