@@ -4,16 +4,18 @@
 // service only posts statements and reads rows back; the engine runs them one at a time, in order.
 import { Worker } from 'node:worker_threads';
 import type { EngineData, Reply, Request, WireError } from './pglite-wire.js';
+import type { QueryOptions } from './queryable.js';
 
 /** Statements in one session: the engine's own connection, or one transaction's. */
 export interface EngineSession {
-  /** `options.prepared: false`: planned for these parameters each time, never run by name (QueryOptions). */
-  query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[], options?: { prepared?: boolean }): Promise<{ rows: T[] }>;
+  query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[], options?: QueryOptions): Promise<{ rows: T[] }>;
   /** Several statements, unparameterised: each one's rows. */
   exec(sql: string): Promise<Array<{ rows: unknown[] }>>;
 }
 
-type Call = Request extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
+/** A request before its id is given: each kind of Request without `id`. */
+type WithoutId<R> = R extends unknown ? Omit<R, 'id'> : never;
+type Call = WithoutId<Request>;
 
 /** The service's side of the engine's thread. A class: a test entry point wraps `transaction`. */
 export class PgliteThread implements EngineSession {
@@ -50,7 +52,7 @@ export class PgliteThread implements EngineSession {
     return thread;
   }
 
-  query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[], options?: { prepared?: boolean }): Promise<{ rows: T[] }> {
+  query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[], options?: QueryOptions): Promise<{ rows: T[] }> {
     return this.#query<T>(sql, params, undefined, options?.prepared);
   }
 
