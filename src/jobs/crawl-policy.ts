@@ -47,10 +47,12 @@ export function crawlPolicy(startUrl: string, options: CrawlOptions): CrawlPolic
       // (URL.port is empty for a scheme's default port, so http and https sites compare equal).
       const sameSite = strategy === 'same-domain' ? (host === startDomain || host.endsWith(`.${startDomain}`)) && parsed.port === start.port : parsed.origin === start.origin;
       if (!sameSite) return false;
-      // Globs see the path with its query, so "/search?q=*" can be excluded.
-      const target = decodeSafely(parsed.pathname) + parsed.search;
-      if (include !== null && !include(target) && !include(decodeSafely(parsed.pathname))) return false;
-      if (exclude !== null && (exclude(target) || exclude(decodeSafely(parsed.pathname)))) return false;
+      // Globs see the path with its query, so "/search?q=*" can be excluded, and the path alone.
+      const path = decodeSafely(parsed.pathname);
+      const target = path + parsed.search;
+      const matches = (glob: (text: string) => boolean) => glob(target) || (parsed.search !== '' && glob(path));
+      if (include !== null && !matches(include)) return false;
+      if (exclude !== null && matches(exclude)) return false;
       return true;
     },
   };

@@ -21,7 +21,7 @@ import type { RunRef } from '../tracking/tracking-store.js';
 import { normalizeTags } from '../tags/tag-schema.js';
 import { canonicalUrl, urlKey } from '../url-identity/url-key.js';
 import { storeCrawlPage } from './crawl-page-store.js';
-import { crawlPolicy } from './crawl-policy.js';
+import { crawlPolicy, type CrawlPolicy } from './crawl-policy.js';
 import { writeCrawlLog } from './crawl-log.js';
 import { SLEEP_IN_SLOT_MS, sleep, waitingMessageId, type HostAnswer, type HostPace } from './host-politeness.js';
 import { JOB_QUEUES, type QueuedPage } from './job-queues.js';
@@ -108,17 +108,19 @@ export function createCrawlRunner(deps: CrawlRunnerDeps): CrawlRunner {
   };
 
   /**
-   * A crawl's job as its pages need it (request, source): read once per process and second, not per
-   * page. Whether it was cancelled meanwhile is checked under the job row's lock before the page's transaction commits.
+   * A crawl's job as its pages need it (request, source, its policy with the globs compiled): read once
+   * per process and second, not per page. Whether it was cancelled meanwhile is checked under the job
+   * row's lock before the page's transaction commits.
    */
-  const crawlJobs = new Map<string, { job: Job; request: JobRequest; until: number }>();
-  const crawlJob = async (jobId: string): Promise<{ job: Job; request: JobRequest } | undefined> => {
+  const crawlJobs = new Map<string, { job: Job; request: JobRequest; policy: CrawlPolicy; until: number }>();
+  const crawlJob = async (jobId: string): Promise<{ job: Job; request: JobRequest; policy: CrawlPolicy } | undefined> => {
     const cached = crawlJobs.get(jobId);
     if (cached !== undefined && cached.until > Date.now()) return cached;
     const [job, request] = await Promise.all([jobs.get(jobId), jobs.runRequest(jobId)]);
     if (crawlJobs.size > 100) crawlJobs.clear();
     if (job === undefined) return undefined;
-    const entry = { job, request: request ?? job.request, until: Date.now() + 1000 };
+    const run = request ?? job.request;
+    const entry = { job, request: run, policy: crawlPolicy(run.url ?? job.source_url, run.crawl ?? {}), until: Date.now() + 1000 };
     crawlJobs.set(jobId, entry);
     return entry;
   };
@@ -203,8 +205,7 @@ export function createCrawlRunner(deps: CrawlRunnerDeps): CrawlRunner {
       const elapsed = () => Math.round((performance.now() - started) * 100) / 100;
       const running = await crawlJob(page.job_id);
       if (running === undefined || FINAL_STATUSES.has(running.job.status)) return;
-      const { job, request } = running;
-      const policy = crawlPolicy(request.url ?? job.source_url, request.crawl ?? {});
+      const { job, request, policy } = running;
       // Fresh, not cached: a cancelled crawl fetches nothing more, and a message delivered again after its
       // page was stored (its handler failed after the commit, say) does not fetch the page twice.
       if (!(await jobs.pageOpen(page.id))) return;
