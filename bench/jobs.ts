@@ -161,15 +161,20 @@ function crawlFigures(
   };
 }
 
-/** One crawl of `siteUrl`'s catalogue from its sitemap and links, run by `workers` fresh worker processes. */
+/**
+ * One crawl of `siteUrl`'s catalogue from its sitemap and links, run by `workers` fresh worker processes;
+ * with `warmUpSiteUrl`, they first crawl that site's catalogue unmeasured (their code compiled and
+ * optimised, their connections open), as a worker that has been running meets its next crawl.
+ */
 export async function measureJobCrawl(
   apiUrl: string,
   db: BenchDatabase,
   siteUrl: string,
-  options: { label: string; workers: number; concurrency: number; expectedPages: number; latencyMs: number },
+  options: { label: string; workers: number; concurrency: number; expectedPages: number; latencyMs: number; warmUpSiteUrl?: string },
 ): Promise<JobCrawlFigures> {
   const workers = await startWorkers(options.workers, db.url, options.concurrency);
   try {
+    if (options.warmUpSiteUrl !== undefined) await crawlCatalogue(apiUrl, options.warmUpSiteUrl, `${options.label} (warm-up)`, options.expectedPages);
     const measured = await withFootprint(
       workers.map((w) => w.pid),
       db.url,
@@ -185,12 +190,13 @@ export async function measureJobCrawl(
 
 /**
  * The same crawl on the embedded database: one main service on PGlite in `dataDir` runs it (its
- * own worker, `concurrency` pages at once), the database in its process.
+ * own worker, `concurrency` pages at once), the database in its process; `warmUpSiteUrl` as for
+ * measureJobCrawl.
  */
 export async function measurePgliteJobCrawl(
   dataDir: string,
   siteUrl: string,
-  options: { label: string; concurrency: number; expectedPages: number; latencyMs: number },
+  options: { label: string; concurrency: number; expectedPages: number; latencyMs: number; warmUpSiteUrl?: string },
 ): Promise<JobCrawlFigures> {
   const main = await startMain({
     label: 'PGlite crawl',
@@ -199,6 +205,7 @@ export async function measurePgliteJobCrawl(
     env: { WORKERS: '1', WORKER_CONCURRENCY: String(options.concurrency) },
   });
   try {
+    if (options.warmUpSiteUrl !== undefined) await crawlCatalogue(main.url, options.warmUpSiteUrl, `${options.label} (warm-up)`, options.expectedPages);
     const measured = await withFootprint([main.child.pid], undefined, () => crawlCatalogue(main.url, siteUrl, options.label, options.expectedPages));
     return crawlFigures(options, 1, 'pglite', measured, measured.result.job.progress.pages_done, Number.NaN);
   } finally {
