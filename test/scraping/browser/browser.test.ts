@@ -10,6 +10,9 @@ import type { PageFetcher } from '../../../src/egress/page-fetcher.js';
 import { executablePath, freePort, noChromium, html, isProblem, send, startSite, USER_AGENT, whileFrozen, type Site } from './browser-site.js';
 import { until } from '../../wait.js';
 
+/** A render that starts the browser: on a loaded machine (CI runs three test files at once) the start alone has taken over 10 s. */
+const LAUNCHING_MS = 30_000;
+
 describe('browser renderer', { skip: noChromium }, () => {
   let site: Site;
   let renderer: BrowserRenderer;
@@ -35,7 +38,7 @@ describe('browser renderer', { skip: noChromium }, () => {
     const raw = await (await fetch(`${site.origin}/dynamic`)).text();
     assert.doesNotMatch(raw, /class="product-card"/);
 
-    const first = await renderer.render(`${site.origin}/dynamic`, { timeoutMs: 15_000 });
+    const first = await renderer.render(`${site.origin}/dynamic`, { timeoutMs: LAUNCHING_MS });
     const second = await renderer.render(`${site.origin}/dynamic`, { timeoutMs: 15_000 });
 
     for (const page of [first, second]) {
@@ -174,7 +177,7 @@ describe('browser renderer', { skip: noChromium }, () => {
   test('a trusted render may use its own origin even where the guard refuses everything', async () => {
     const blockAll = createBrowserRenderer({ executablePath, guardRequest: async () => false, userAgent: USER_AGENT });
     try {
-      const page = await blockAll.render(`${site.origin}/dynamic`, { timeoutMs: 10_000, trusted: true });
+      const page = await blockAll.render(`${site.origin}/dynamic`, { timeoutMs: LAUNCHING_MS, trusted: true });
       assert.match(page.html, /Tea tin/);
     } finally {
       await blockAll.close();
@@ -220,7 +223,7 @@ describe('browser renderer', { skip: noChromium }, () => {
     const launchesBefore = renderer.launches;
     // Frozen, the browser answers nothing: only the renderer's own deadline can end the render.
     await whileFrozen(pid, () => assert.rejects(renderer.render(`${site.origin}/plain?n=frozen`, { timeoutMs: 1_000 }), isProblem(UpstreamTimeout, /within 1000 ms/)));
-    const page = await renderer.render(`${site.origin}/plain?n=after-freeze`, { timeoutMs: 10_000 });
+    const page = await renderer.render(`${site.origin}/plain?n=after-freeze`, { timeoutMs: LAUNCHING_MS });
     assert.match(page.html, /after-freeze/);
     assert.equal(renderer.launches, launchesBefore + 1);
     assert.notEqual(renderer.browserPid(), pid);
@@ -243,7 +246,7 @@ describe('browser renderer', { skip: noChromium }, () => {
         assert.ok((result as PromiseRejectedResult).reason instanceof HttpProblem);
       }
     });
-    const page = await renderer.render(`${site.origin}/plain?n=after-freeze-2`, { timeoutMs: 10_000 });
+    const page = await renderer.render(`${site.origin}/plain?n=after-freeze-2`, { timeoutMs: LAUNCHING_MS });
     assert.match(page.html, /after-freeze-2/);
     assert.equal(renderer.launches, launchesBefore + 1, 'the frozen browser was replaced');
   });
@@ -258,7 +261,7 @@ describe('browser renderer', { skip: noChromium }, () => {
       await new Promise((r) => setTimeout(r, 50));
     }
     assert.equal(renderer.browserPid(), undefined, 'the renderer noticed the crash');
-    const page = await renderer.render(`${site.origin}/plain?n=after-crash`, { timeoutMs: 10_000, waitFor: 'h1' });
+    const page = await renderer.render(`${site.origin}/plain?n=after-crash`, { timeoutMs: LAUNCHING_MS, waitFor: 'h1' });
     assert.match(page.html, /after-crash/);
     assert.equal(renderer.launches, launchesBefore + 1);
   });
@@ -570,7 +573,7 @@ describe('browser renderer close()', { skip: noChromium }, () => {
     const site = await startSite();
     const renderer = createBrowserRenderer({ executablePath, guardRequest: async () => true, userAgent: USER_AGENT });
     try {
-      await renderer.render(`${site.origin}/plain?n=x`, { timeoutMs: 10_000 });
+      await renderer.render(`${site.origin}/plain?n=x`, { timeoutMs: LAUNCHING_MS });
       await renderer.close();
       await renderer.close();
       assert.deepEqual(await renderer.status(), { available: false, detail: 'closed' });
