@@ -4,7 +4,7 @@ import dgram from 'node:dgram';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { createBrowserRenderer, type BrowserRenderer } from '../../../src/scraping/browser/index.js';
-import { executablePath, html, noChromium, send, startSite, USER_AGENT, type Site } from './browser-site.js';
+import { executablePath, html, noChromium, RENDER_MS, send, startSite, USER_AGENT, type Site } from './browser-site.js';
 import { until } from '../../wait.js';
 
 /** Each probe page reports into #out and writes #done when it has tried everything. */
@@ -136,7 +136,7 @@ describe('browser egress beyond HTTP, with private networks not allowed', { skip
   const strayConnections = () => site.forbiddenPeers().filter((port) => !barrierPorts.has(port)).length;
 
   test('WebRTC: STUN and TURN over UDP send nothing to a loopback UDP listener, and TURN over TCP never connects', async () => {
-    const page = await renderer.render(`${site.origin}/webrtc`, { timeoutMs: 10_000, waitFor: '#done' });
+    const page = await renderer.render(`${site.origin}/webrtc`, { timeoutMs: RENDER_MS, waitFor: '#done' });
     await settle();
     assert.deepEqual(datagrams, [], 'the UDP listener received nothing');
     assert.equal(strayConnections(), 0, 'the TURN server on TCP was never connected to');
@@ -145,20 +145,20 @@ describe('browser egress beyond HTTP, with private networks not allowed', { skip
   });
 
   test('WebTransport (HTTP/3 over UDP) sends nothing and never connects', async () => {
-    const page = await renderer.render(`${site.origin}/webtransport`, { timeoutMs: 10_000, waitFor: '#done' });
+    const page = await renderer.render(`${site.origin}/webtransport`, { timeoutMs: RENDER_MS, waitFor: '#done' });
     await settle();
     assert.deepEqual(datagrams, []);
     assert.doesNotMatch(page.html, /id="done">connected/);
   });
 
   test('service workers are never registered, not even from a fresh realm', async () => {
-    const page = await renderer.render(`${site.origin}/service-worker`, { timeoutMs: 10_000, waitFor: '#done' });
+    const page = await renderer.render(`${site.origin}/service-worker`, { timeoutMs: RENDER_MS, waitFor: '#done' });
     assert.doesNotMatch(page.html, /id="done">active/);
     assert.equal(site.hits.get('/sw.js'), undefined, 'no worker script was fetched');
   });
 
   test('prefetch, preconnect, DNS prefetch, preload and speculation rules into a refused address never connect', async () => {
-    const page = await renderer.render(`${site.origin}/prefetch`, { timeoutMs: 10_000, waitFor: '#done' });
+    const page = await renderer.render(`${site.origin}/prefetch`, { timeoutMs: RENDER_MS, waitFor: '#done' });
     assert.match(page.html, /id="done">waited/);
     await settle();
     assert.equal(strayConnections(), 0);

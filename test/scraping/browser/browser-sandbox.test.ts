@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { createBrowserRenderer } from '../../../src/scraping/browser/index.js';
 import { skipUnless } from '../../helpers.js';
 import { until } from '../../wait.js';
-import { executablePath, noChromium, startSite, USER_AGENT, type Site } from './browser-site.js';
+import { executablePath, noChromium, RENDER_MS, startSite, USER_AGENT, type Site } from './browser-site.js';
 
 const asRoot = process.getuid?.() === 0;
 
@@ -83,7 +83,7 @@ describe('browser sandbox', { skip: noChromium }, () => {
   test('the browser runs as an unprivileged user, and every renderer inside the sandbox (own PID namespace, seccomp filter)', { skip: noUserNamespaces }, async (t) => {
     const renderer = createBrowserRenderer({ executablePath, guardRequest, userAgent: USER_AGENT });
     try {
-      const page = await renderer.render(`${site.origin}/plain?n=sandboxed`, { timeoutMs: 15_000, waitFor: 'h1' });
+      const page = await renderer.render(`${site.origin}/plain?n=sandboxed`, { timeoutMs: RENDER_MS, waitFor: 'h1' });
       assert.match(page.html, /sandboxed/);
       const pid = renderer.browserPid();
       assert.ok(pid !== undefined);
@@ -153,7 +153,7 @@ describe('browser sandbox', { skip: noChromium }, () => {
     await chmod(fake, 0o755);
     const renderer = createBrowserRenderer({ executablePath: fake, guardRequest, userAgent: USER_AGENT });
     try {
-      const page = await renderer.render(`${site.origin}/plain?n=fallback`, { timeoutMs: 15_000, waitFor: 'h1' });
+      const page = await renderer.render(`${site.origin}/plain?n=fallback`, { timeoutMs: RENDER_MS, waitFor: 'h1' });
       assert.match(page.html, /fallback/);
       const confinement = renderer.confinement();
       assert.equal(confinement?.sandbox, false);

@@ -10,6 +10,12 @@ export type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => v
 export const executablePath = chromiumPath;
 export { noChromium } from '../../helpers.js';
 export const USER_AGENT = 'data-aggregator-test/1.0 (+https://example.invalid/bot)';
+/**
+ * The deadline of a render a test expects to end by itself (with a page or a refusal), not at its
+ * deadline: generous, since on a loaded machine (CI runs three test files at once, several starting
+ * Chromium) a browser's start alone has taken over 10 s.
+ */
+export const RENDER_MS = 30_000;
 
 export interface Site {
   origin: string;

@@ -7,11 +7,8 @@ import { createGuardedLookup } from '../../../src/egress/address-guard.js';
 import { createBrowserRenderer, findChromium, type BrowserRenderer } from '../../../src/scraping/browser/index.js';
 import { createSafeFetcher } from '../../../src/egress/safe-fetch.js';
 import type { PageFetcher } from '../../../src/egress/page-fetcher.js';
-import { executablePath, freePort, noChromium, html, isProblem, send, startSite, USER_AGENT, whileFrozen, type Site } from './browser-site.js';
+import { executablePath, freePort, noChromium, html, isProblem, RENDER_MS, send, startSite, USER_AGENT, whileFrozen, type Site } from './browser-site.js';
 import { until } from '../../wait.js';
-
-/** A render that starts the browser: on a loaded machine (CI runs three test files at once) the start alone has taken over 10 s. */
-const LAUNCHING_MS = 30_000;
 
 describe('browser renderer', { skip: noChromium }, () => {
   let site: Site;
@@ -38,8 +35,8 @@ describe('browser renderer', { skip: noChromium }, () => {
     const raw = await (await fetch(`${site.origin}/dynamic`)).text();
     assert.doesNotMatch(raw, /class="product-card"/);
 
-    const first = await renderer.render(`${site.origin}/dynamic`, { timeoutMs: LAUNCHING_MS });
-    const second = await renderer.render(`${site.origin}/dynamic`, { timeoutMs: 15_000 });
+    const first = await renderer.render(`${site.origin}/dynamic`, { timeoutMs: RENDER_MS });
+    const second = await renderer.render(`${site.origin}/dynamic`, { timeoutMs: RENDER_MS });
 
     for (const page of [first, second]) {
       assert.equal(page.status, 200);
@@ -60,7 +57,7 @@ describe('browser renderer', { skip: noChromium }, () => {
 
   test('every render gets a context nobody used: no cookie or localStorage from the one before', async () => {
     for (let n = 0; n < 3; n += 1) {
-      const page = await renderer.render(`${site.origin}/state`, { timeoutMs: 10_000, waitFor: '#state' });
+      const page = await renderer.render(`${site.origin}/state`, { timeoutMs: RENDER_MS, waitFor: '#state' });
       assert.match(page.html, /<p id="state">cookie=;storage=<\/p>/, `render ${n + 1} saw state left by an earlier one`);
     }
     assert.deepEqual(site.cookiesSeen, ['', '', ''], 'no Cookie header was sent');
@@ -70,27 +67,27 @@ describe('browser renderer', { skip: noChromium }, () => {
   });
 
   test('sends the configured User-Agent and reports the URL after redirects', async () => {
-    await renderer.render(`${site.origin}/plain?n=ua`, { timeoutMs: 10_000 });
+    await renderer.render(`${site.origin}/plain?n=ua`, { timeoutMs: RENDER_MS });
     assert.equal(site.lastUserAgent, USER_AGENT);
-    const page = await renderer.render(`${site.origin}/redirect-ok`, { timeoutMs: 10_000 });
+    const page = await renderer.render(`${site.origin}/redirect-ok`, { timeoutMs: RENDER_MS });
     assert.equal(page.url, `${site.origin}/dynamic`);
     assert.match(page.html, /Blue mug/);
   });
 
   test('waitFor finds a selector that appears after 500 ms', async () => {
-    const page = await renderer.render(`${site.origin}/late`, { timeoutMs: 10_000, waitFor: '#late' });
+    const page = await renderer.render(`${site.origin}/late`, { timeoutMs: RENDER_MS, waitFor: '#late' });
     assert.match(page.html, /<section id="late">arrived<\/section>/);
   });
 
   test('waitFor keeps waiting across a navigation and reads the page the selector appears on', async () => {
-    const page = await renderer.render(`${site.origin}/moves-on`, { timeoutMs: 10_000, waitFor: '#late' });
+    const page = await renderer.render(`${site.origin}/moves-on`, { timeoutMs: RENDER_MS, waitFor: '#late' });
     assert.equal(page.url, `${site.origin}/late`);
     assert.match(page.html, /<section id="late">arrived<\/section>/);
     assert.doesNotMatch(page.html, /leaving/);
   });
 
   test("waitFor a selector that never appears fails with UpstreamTimeout naming it and the render's own timeout", { timeout: 60_000 }, async () => {
-    await renderer.render(`${site.origin}/plain?n=warm`, { timeoutMs: 10_000, waitFor: 'h1' });
+    await renderer.render(`${site.origin}/plain?n=warm`, { timeoutMs: RENDER_MS, waitFor: 'h1' });
     // The page loads and the selector never comes: only the render's timer can end the wait. It is
     // long enough for the page to load on a busy machine, so the wait, not the load, is what times out.
     await assert.rejects(
@@ -107,7 +104,7 @@ describe('browser renderer', { skip: noChromium }, () => {
   });
 
   test('the guard keeps fetch() and iframe requests from ever leaving the browser; images and fonts are never requested', async () => {
-    const page = await renderer.render(`${site.origin}/guarded`, { timeoutMs: 10_000 });
+    const page = await renderer.render(`${site.origin}/guarded`, { timeoutMs: RENDER_MS });
     assert.match(page.html, /data:ok-data/);
     assert.match(page.html, /secret-blocked/);
     assert.doesNotMatch(page.html, /TOP SECRET/);
@@ -124,7 +121,7 @@ describe('browser renderer', { skip: noChromium }, () => {
   });
 
   test('redirects, cross-port requests and WebSockets into a refused address never connect', async () => {
-    const page = await renderer.render(`${site.origin}/sneaky`, { timeoutMs: 10_000 });
+    const page = await renderer.render(`${site.origin}/sneaky`, { timeoutMs: RENDER_MS });
     assert.match(page.html, /rendered/);
     const forbiddenHost = site.forbiddenOrigin.replace('http://', '');
     assert.ok(guardCalls.includes(`${site.forbiddenOrigin}/admin`), 'the redirect hop was put to the guard');
@@ -134,8 +131,8 @@ describe('browser renderer', { skip: noChromium }, () => {
   });
 
   test('a main document that redirects into a refused address is a BlockedTarget, and the target is never contacted', async () => {
-    await assert.rejects(renderer.render(`${site.origin}/redirect-forbidden`, { timeoutMs: 10_000 }), isProblem(BlockedTarget, /\/admin/));
-    await assert.rejects(renderer.render(`${site.origin}/redirect-twice`, { timeoutMs: 10_000 }), isProblem(BlockedTarget));
+    await assert.rejects(renderer.render(`${site.origin}/redirect-forbidden`, { timeoutMs: RENDER_MS }), isProblem(BlockedTarget, /\/admin/));
+    await assert.rejects(renderer.render(`${site.origin}/redirect-twice`, { timeoutMs: RENDER_MS }), isProblem(BlockedTarget));
     assert.equal(site.forbiddenConnections(), 0);
     await renderer.idle();
     assert.equal(renderer.openContexts(), 0);
@@ -143,7 +140,7 @@ describe('browser renderer', { skip: noChromium }, () => {
   });
 
   test('a page that later navigates itself into a refused address is a BlockedTarget', async () => {
-    await assert.rejects(renderer.render(`${site.origin}/late-escape`, { timeoutMs: 10_000 }), isProblem(BlockedTarget, /\/admin/));
+    await assert.rejects(renderer.render(`${site.origin}/late-escape`, { timeoutMs: RENDER_MS }), isProblem(BlockedTarget, /\/admin/));
     assert.equal(site.forbiddenConnections(), 0);
   });
 
@@ -177,7 +174,7 @@ describe('browser renderer', { skip: noChromium }, () => {
   test('a trusted render may use its own origin even where the guard refuses everything', async () => {
     const blockAll = createBrowserRenderer({ executablePath, guardRequest: async () => false, userAgent: USER_AGENT });
     try {
-      const page = await blockAll.render(`${site.origin}/dynamic`, { timeoutMs: LAUNCHING_MS, trusted: true });
+      const page = await blockAll.render(`${site.origin}/dynamic`, { timeoutMs: RENDER_MS, trusted: true });
       assert.match(page.html, /Tea tin/);
     } finally {
       await blockAll.close();
@@ -212,25 +209,25 @@ describe('browser renderer', { skip: noChromium }, () => {
 
   test('a page whose script never yields hits the hard deadline, and the next render still works', { timeout: 60_000 }, async () => {
     await assert.rejects(renderer.render(`${site.origin}/spin`, { timeoutMs: 1_000 }), isProblem(UpstreamTimeout, /did not finish rendering within 1000 ms/));
-    const page = await renderer.render(`${site.origin}/plain?n=after-spin`, { timeoutMs: 10_000 });
+    const page = await renderer.render(`${site.origin}/plain?n=after-spin`, { timeoutMs: RENDER_MS });
     assert.match(page.html, /after-spin/);
   });
 
   test('a browser that stops answering is killed after the deadline, and the next render starts a new one', { timeout: 60_000 }, async () => {
-    await renderer.render(`${site.origin}/plain?n=before-freeze`, { timeoutMs: 10_000, waitFor: 'h1' });
+    await renderer.render(`${site.origin}/plain?n=before-freeze`, { timeoutMs: RENDER_MS, waitFor: 'h1' });
     const pid = renderer.browserPid();
     assert.ok(pid !== undefined);
     const launchesBefore = renderer.launches;
     // Frozen, the browser answers nothing: only the renderer's own deadline can end the render.
     await whileFrozen(pid, () => assert.rejects(renderer.render(`${site.origin}/plain?n=frozen`, { timeoutMs: 1_000 }), isProblem(UpstreamTimeout, /within 1000 ms/)));
-    const page = await renderer.render(`${site.origin}/plain?n=after-freeze`, { timeoutMs: LAUNCHING_MS });
+    const page = await renderer.render(`${site.origin}/plain?n=after-freeze`, { timeoutMs: RENDER_MS });
     assert.match(page.html, /after-freeze/);
     assert.equal(renderer.launches, launchesBefore + 1);
     assert.notEqual(renderer.browserPid(), pid);
   });
 
   test('two renders into a frozen browser, one on the spare and one opening its own context, both fail at their deadline', { timeout: 60_000 }, async () => {
-    await renderer.render(`${site.origin}/plain?n=before-freeze-2`, { timeoutMs: 10_000, waitFor: 'h1' });
+    await renderer.render(`${site.origin}/plain?n=before-freeze-2`, { timeoutMs: RENDER_MS, waitFor: 'h1' });
     await renderer.idle();
     const pid = renderer.browserPid();
     assert.ok(pid !== undefined);
@@ -246,13 +243,13 @@ describe('browser renderer', { skip: noChromium }, () => {
         assert.ok((result as PromiseRejectedResult).reason instanceof HttpProblem);
       }
     });
-    const page = await renderer.render(`${site.origin}/plain?n=after-freeze-2`, { timeoutMs: LAUNCHING_MS });
+    const page = await renderer.render(`${site.origin}/plain?n=after-freeze-2`, { timeoutMs: RENDER_MS });
     assert.match(page.html, /after-freeze-2/);
     assert.equal(renderer.launches, launchesBefore + 1, 'the frozen browser was replaced');
   });
 
   test('a browser that crashed between renders is replaced by the next render', async () => {
-    await renderer.render(`${site.origin}/plain?n=before-crash`, { timeoutMs: 10_000, waitFor: 'h1' });
+    await renderer.render(`${site.origin}/plain?n=before-crash`, { timeoutMs: RENDER_MS, waitFor: 'h1' });
     const pid = renderer.browserPid();
     assert.ok(pid !== undefined);
     const launchesBefore = renderer.launches;
@@ -261,7 +258,7 @@ describe('browser renderer', { skip: noChromium }, () => {
       await new Promise((r) => setTimeout(r, 50));
     }
     assert.equal(renderer.browserPid(), undefined, 'the renderer noticed the crash');
-    const page = await renderer.render(`${site.origin}/plain?n=after-crash`, { timeoutMs: LAUNCHING_MS, waitFor: 'h1' });
+    const page = await renderer.render(`${site.origin}/plain?n=after-crash`, { timeoutMs: RENDER_MS, waitFor: 'h1' });
     assert.match(page.html, /after-crash/);
     assert.equal(renderer.launches, launchesBefore + 1);
   });
@@ -304,7 +301,7 @@ describe('browser renderer', { skip: noChromium }, () => {
         assert.equal(error.headers['retry-after'], '2');
         return true;
       });
-      const waiting = assert.rejects(single.render(`${site.origin}/plain?n=waiting`, { timeoutMs: 10_000 }), isProblem(ServiceUnavailable, /shutting down/));
+      const waiting = assert.rejects(single.render(`${site.origin}/plain?n=waiting`, { timeoutMs: RENDER_MS }), isProblem(ServiceUnavailable, /shutting down/));
       await until('the render to queue for the slot', () => single.waitingRenders() === 1);
       await single.close();
       await waiting;
@@ -347,7 +344,7 @@ describe('browser renderer connect-time address check', { skip: noChromium }, ()
     const port = new URL(site.origin).port;
     const before = site.hits.get('/plain') ?? 0;
     await assert.rejects(
-      renderer.render(`http://rebind.test:${port}/plain?n=rebind`, { timeoutMs: 10_000 }),
+      renderer.render(`http://rebind.test:${port}/plain?n=rebind`, { timeoutMs: RENDER_MS }),
       isProblem(BlockedTarget, /^http:\/\/rebind\.test:\d+\/plain\?n=rebind is not an allowed target/),
     );
     assert.equal(site.hits.get('/plain') ?? 0, before);
@@ -358,7 +355,7 @@ describe('browser renderer connect-time address check', { skip: noChromium }, ()
     // "localhost" resolves to loopback in real DNS too, so without the connect-time check these would connect.
     const renderer = rendererWith(createGuardedLookup({ allowPrivate: false, resolve }));
     asked.length = 0;
-    const page = await renderer.render(`${site.origin}/by-name`, { timeoutMs: 10_000 });
+    const page = await renderer.render(`${site.origin}/by-name`, { timeoutMs: RENDER_MS });
     assert.match(page.html, /rendered/);
     assert.ok(asked.includes('localhost'), 'the proxy resolved the name through the guarded lookup');
     assert.equal(site.forbiddenConnections(), 0);
@@ -367,15 +364,15 @@ describe('browser renderer connect-time address check', { skip: noChromium }, ()
   test('the proxy dials the address the lookup checked (the name exists only in the injected resolver)', async () => {
     const renderer = rendererWith(createGuardedLookup({ allowPrivate: false, resolve, isBlocked: () => false }));
     const port = new URL(site.origin).port;
-    const page = await renderer.render(`http://rebind.test:${port}/plain?n=via-lookup`, { timeoutMs: 10_000, waitFor: 'h1' });
+    const page = await renderer.render(`http://rebind.test:${port}/plain?n=via-lookup`, { timeoutMs: RENDER_MS, waitFor: 'h1' });
     assert.match(page.html, /via-lookup/);
   });
 
   test('a trusted render dials its own origin without the connect-time check, since the demo site may be private', async () => {
     const renderer = rendererWith(createGuardedLookup({ allowPrivate: false, resolve }));
     const trustedUrl = `http://localhost:${new URL(site.origin).port}/plain?n=trusted`;
-    await assert.rejects(renderer.render(trustedUrl, { timeoutMs: 10_000 }), isProblem(BlockedTarget));
-    const page = await renderer.render(trustedUrl, { timeoutMs: 10_000, waitFor: 'h1', trusted: true });
+    await assert.rejects(renderer.render(trustedUrl, { timeoutMs: RENDER_MS }), isProblem(BlockedTarget));
+    const page = await renderer.render(trustedUrl, { timeoutMs: RENDER_MS, waitFor: 'h1', trusted: true });
     assert.match(page.html, /trusted/);
   });
 });
@@ -441,7 +438,7 @@ describe('browser renderer robots.txt and size cap, as in static mode', { skip: 
 
   test('a page robots.txt disallows is a BlockedTarget naming robots.txt, before the browser starts or the page is asked for', async () => {
     await assert.rejects(
-      renderer.render(`${site.origin}/private/page`, { timeoutMs: 10_000 }),
+      renderer.render(`${site.origin}/private/page`, { timeoutMs: RENDER_MS }),
       isProblem(BlockedTarget, /robots\.txt of http:\/\/127\.0\.0\.1:\d+ disallows \/private\/page/),
     );
     assert.equal(site.hits.get('/private/page'), undefined);
@@ -450,17 +447,17 @@ describe('browser renderer robots.txt and size cap, as in static mode', { skip: 
   });
 
   test('a page robots.txt allows renders as before', async () => {
-    const page = await renderer.render(`${site.origin}/public`, { timeoutMs: 10_000, waitFor: 'h1' });
+    const page = await renderer.render(`${site.origin}/public`, { timeoutMs: RENDER_MS, waitFor: 'h1' });
     assert.match(page.html, /<h1>public<\/h1>/);
   });
 
   test('a redirect into a disallowed path is a BlockedTarget once the browser has followed it', async () => {
-    await assert.rejects(renderer.render(`${site.origin}/to-private`, { timeoutMs: 10_000 }), isProblem(BlockedTarget, /robots\.txt .* disallows \/private\/page/));
+    await assert.rejects(renderer.render(`${site.origin}/to-private`, { timeoutMs: RENDER_MS }), isProblem(BlockedTarget, /robots\.txt .* disallows \/private\/page/));
   });
 
   test('a page that navigates itself into a disallowed path is a BlockedTarget, and that path is never requested', async () => {
     const before = site.hits.get('/private/page') ?? 0;
-    await assert.rejects(renderer.render(`${site.origin}/goes-private`, { timeoutMs: 10_000 }), isProblem(BlockedTarget, /robots\.txt .* disallows \/private\/page/));
+    await assert.rejects(renderer.render(`${site.origin}/goes-private`, { timeoutMs: RENDER_MS }), isProblem(BlockedTarget, /robots\.txt .* disallows \/private\/page/));
     assert.equal(site.hits.get('/private/page') ?? 0, before);
   });
 
@@ -501,7 +498,7 @@ describe('browser renderer abort signal', { skip: noChromium }, () => {
 
   test('an abort stops a render at once: render() rejects with the abort reason and the context closes', async () => {
     // Starting the browser is not what this test measures.
-    await renderer.render(`${site.origin}/plain?n=warm`, { timeoutMs: 10_000, waitFor: 'h1' });
+    await renderer.render(`${site.origin}/plain?n=warm`, { timeoutMs: RENDER_MS, waitFor: 'h1' });
     const controller = new AbortController();
     const reason = new RunCancelled();
     const hangs = site.hits.get('/hang') ?? 0;
@@ -520,7 +517,7 @@ describe('browser renderer abort signal', { skip: noChromium }, () => {
   test('an already aborted signal fails at once, asking nothing of the site', async () => {
     const before = site.hits.get('/plain') ?? 0;
     const reason = new RunCancelled();
-    await assert.rejects(renderer.render(`${site.origin}/plain?n=never`, { timeoutMs: 10_000, signal: AbortSignal.abort(reason) }), (error: unknown) => error === reason);
+    await assert.rejects(renderer.render(`${site.origin}/plain?n=never`, { timeoutMs: RENDER_MS, signal: AbortSignal.abort(reason) }), (error: unknown) => error === reason);
     assert.equal(site.hits.get('/plain') ?? 0, before);
   });
 
@@ -532,7 +529,7 @@ describe('browser renderer abort signal', { skip: noChromium }, () => {
       holding.catch(() => undefined);
       const controller = new AbortController();
       const reason = new RunCancelled();
-      const queued = single.render(`${site.origin}/plain?n=queued`, { timeoutMs: 10_000, signal: controller.signal });
+      const queued = single.render(`${site.origin}/plain?n=queued`, { timeoutMs: RENDER_MS, signal: controller.signal });
       await until('the render to queue for the slot', () => single.waitingRenders() === 1);
       controller.abort(reason);
       // The abort's reason, not the 503 that the 10 s wait for a slot would end in.
@@ -573,7 +570,7 @@ describe('browser renderer close()', { skip: noChromium }, () => {
     const site = await startSite();
     const renderer = createBrowserRenderer({ executablePath, guardRequest: async () => true, userAgent: USER_AGENT });
     try {
-      await renderer.render(`${site.origin}/plain?n=x`, { timeoutMs: LAUNCHING_MS });
+      await renderer.render(`${site.origin}/plain?n=x`, { timeoutMs: RENDER_MS });
       await renderer.close();
       await renderer.close();
       assert.deepEqual(await renderer.status(), { available: false, detail: 'closed' });
