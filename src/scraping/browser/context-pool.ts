@@ -46,8 +46,12 @@ export interface ContextPool {
   close(): Promise<void>;
 }
 
-/** How long a context may take to close before the browser holding it is killed. */
-const CLOSE_GRACE_MS = 2_000;
+/**
+ * How long a context may take to close before the browser holding it is killed. On a loaded host a
+ * healthy browser has taken over 2 s to tear a context down (its renderer process with it), and killing
+ * it then failed the renders beside it; a browser that stopped answering is still found within a few seconds.
+ */
+const CLOSE_GRACE_MS = 5_000;
 
 /**
  * A new context and page cost ~170 ms, a third of a warm render, so one spare (context, page and
