@@ -112,8 +112,26 @@ function tooLarge(url: string, limit: number): UpstreamFailed {
   return new UpstreamFailed(`${url} is larger than ${limit} bytes.`, { permanent: true });
 }
 
+/** Where a render is, so that a deadline met outside Playwright's own timeouts can still say what it was waiting for. */
+export interface DriveProgress {
+  /** Set while the page has loaded and only the caller's selector is awaited. */
+  waitingForSelector: boolean;
+}
+
+/** The render ran out of time waiting for `selector`: the same words whichever timer noticed first. */
+export function selectorTimeout(selector: string, url: string, timeoutMs: number, cause?: unknown): UpstreamTimeout {
+  return new UpstreamTimeout(`The selector "${selector}" did not appear on ${url} within ${timeoutMs} ms.`, { cause });
+}
+
 /** Navigates, waits for the content the caller wants, and reads the rendered HTML. */
-export async function drivePage(handle: PageHandle, url: string, options: DriveOptions, deadlineAt: number, onNavigated: () => void): Promise<FetchedPage> {
+export async function drivePage(
+  handle: PageHandle,
+  url: string,
+  options: DriveOptions,
+  deadlineAt: number,
+  onNavigated: () => void,
+  progress: DriveProgress = { waitingForSelector: false },
+): Promise<FetchedPage> {
   const { page, proxy, binding } = handle;
   const remaining = (): number => Math.max(1, deadlineAt - Date.now());
   let response: Response | null;
@@ -150,7 +168,9 @@ export async function drivePage(handle: PageHandle, url: string, options: DriveO
 
   let html: string;
   if (options.waitFor !== undefined && options.waitFor !== '') {
+    progress.waitingForSelector = true;
     html = await readWhenPresent(page, options.waitFor, remaining, url, options.timeoutMs);
+    progress.waitingForSelector = false;
   } else {
     try {
       await page.waitForLoadState('networkidle', { timeout: Math.min(remaining(), NETWORK_IDLE_CAP_MS) });
@@ -204,7 +224,7 @@ async function readWhenPresent(page: Page, selector: string, remaining: () => nu
       if (/not a valid selector|SyntaxError/i.test(firstLine(error))) throw new BadRequest(`wait_for "${selector}" is not a valid selector.`);
       throw error;
     }
-    if (html === null) throw new UpstreamTimeout(`The selector "${selector}" did not appear on ${url} within ${timeoutMs} ms.`);
+    if (html === null) throw selectorTimeout(selector, url, timeoutMs);
     return html;
   }
 }

@@ -5,7 +5,7 @@ import type { FetchedPage } from '../../egress/page-fetcher.js';
 import type { PageRenderer, RenderOptions } from './page-renderer.js';
 import { createContextPool } from './context-pool.js';
 import { closedError, createLauncher, type BrowserLogger, type Confinement, type RunningBrowser } from './launcher.js';
-import { drivePage, notAllowed } from './page-driver.js';
+import { drivePage, notAllowed, selectorTimeout, type DriveProgress } from './page-driver.js';
 import { createRequestGuard, type RequestGuard } from './request-guard.js';
 import { abortReason, firstLine, isPlaywrightTimeout, originOf, unlessAborted } from './support.js';
 
@@ -98,14 +98,21 @@ export function createBrowserRenderer(options: BrowserRendererOptions): BrowserR
       return prepared;
     });
     const driveOptions = { timeoutMs, maxDocumentBytes, ...(renderOptions.waitFor === undefined ? {} : { waitFor: renderOptions.waitFor }) };
-    const work = preparedPromise.then((prepared) => drivePage(prepared, url, driveOptions, deadlineAt, () => pool.replenish(target)));
+    const progress: DriveProgress = { waitingForSelector: false };
+    const work = preparedPromise.then((prepared) => drivePage(prepared, url, driveOptions, deadlineAt, () => pool.replenish(target), progress));
     // When the hard deadline or an abort wins, the abandoned work fails later as its context is torn down.
     work.catch(() => undefined);
     let timer: NodeJS.Timeout | undefined;
     // Playwright's timeouts cover navigation and waiting, but not page.content() on a page whose script
     // never yields, nor a browser that stopped answering; this one does not depend on the browser.
+    // On a loaded host the page's own timer for a selector can fire after this one: the message
+    // still names the selector when that was all the render was waiting for.
+    const timedOut = (cause?: unknown): UpstreamTimeout =>
+      progress.waitingForSelector && renderOptions.waitFor !== undefined
+        ? selectorTimeout(renderOptions.waitFor, url, timeoutMs, cause)
+        : new UpstreamTimeout(`${url} did not finish rendering within ${timeoutMs} ms.`, { cause });
     const hardDeadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new UpstreamTimeout(`${url} did not finish rendering within ${timeoutMs} ms.`)), timeoutMs + HARD_DEADLINE_MARGIN_MS);
+      timer = setTimeout(() => reject(timedOut()), timeoutMs + HARD_DEADLINE_MARGIN_MS);
     });
     let succeeded = false;
     try {
@@ -121,9 +128,7 @@ export function createBrowserRenderer(options: BrowserRendererOptions): BrowserR
         throw new ServiceUnavailable('The headless browser stopped during the render; try again.', { cause: error, retryAfterSeconds: 1 });
       }
       if (error instanceof HttpProblem) throw error;
-      if (isPlaywrightTimeout(error)) {
-        throw new UpstreamTimeout(`${url} did not finish rendering within ${timeoutMs} ms.`, { cause: error });
-      }
+      if (isPlaywrightTimeout(error)) throw timedOut(error);
       throw new UpstreamFailed(`Rendering ${url} failed: ${firstLine(error)}`, { cause: error });
     } finally {
       clearTimeout(timer);

@@ -100,7 +100,7 @@ describe('browser renderer', { skip: noChromium }, () => {
   });
 
   test('an invalid waitFor selector is a BadRequest', async () => {
-    await assert.rejects(renderer.render(`${site.origin}/late`, { timeoutMs: 5_000, waitFor: 'div[' }), isProblem(BadRequest, /div\[/));
+    await assert.rejects(renderer.render(`${site.origin}/late`, { timeoutMs: RENDER_MS, waitFor: 'div[' }), isProblem(BadRequest, /div\[/));
   });
 
   test('the guard keeps fetch() and iframe requests from ever leaving the browser; images and fonts are never requested', async () => {
@@ -148,7 +148,7 @@ describe('browser renderer', { skip: noChromium }, () => {
     const blockAll = createBrowserRenderer({ executablePath, guardRequest: async () => false, userAgent: USER_AGENT });
     try {
       const before = site.hits.get('/plain') ?? 0;
-      await assert.rejects(blockAll.render(`${site.origin}/plain?n=blocked`, { timeoutMs: 5_000 }), isProblem(BlockedTarget));
+      await assert.rejects(blockAll.render(`${site.origin}/plain?n=blocked`, { timeoutMs: RENDER_MS }), isProblem(BlockedTarget));
       assert.equal(site.hits.get('/plain') ?? 0, before);
       assert.equal(blockAll.launches, 0, 'a refused target does not even start the browser');
     } finally {
@@ -165,7 +165,7 @@ describe('browser renderer', { skip: noChromium }, () => {
       userAgent: USER_AGENT,
     });
     try {
-      await assert.rejects(throwing.render('http://nowhere.invalid/', { timeoutMs: 5_000 }), isProblem(UpstreamFailed, /resolve/));
+      await assert.rejects(throwing.render('http://nowhere.invalid/', { timeoutMs: RENDER_MS }), isProblem(UpstreamFailed, /resolve/));
     } finally {
       await throwing.close();
     }
@@ -182,12 +182,12 @@ describe('browser renderer', { skip: noChromium }, () => {
   });
 
   test('a 404 main document is UpstreamFailed', async () => {
-    await assert.rejects(renderer.render(`${site.origin}/missing`, { timeoutMs: 5_000 }), isProblem(UpstreamFailed, /404/));
+    await assert.rejects(renderer.render(`${site.origin}/missing`, { timeoutMs: RENDER_MS }), isProblem(UpstreamFailed, /404/));
   });
 
   test('non-HTML main documents (PDF, image) are UpstreamFailed', async () => {
-    await assert.rejects(renderer.render(`${site.origin}/report.pdf`, { timeoutMs: 5_000 }), isProblem(UpstreamFailed, /pdf|download/i));
-    await assert.rejects(renderer.render(`${site.origin}/photo`, { timeoutMs: 5_000 }), isProblem(UpstreamFailed, /image\/png/));
+    await assert.rejects(renderer.render(`${site.origin}/report.pdf`, { timeoutMs: RENDER_MS }), isProblem(UpstreamFailed, /pdf|download/i));
+    await assert.rejects(renderer.render(`${site.origin}/photo`, { timeoutMs: RENDER_MS }), isProblem(UpstreamFailed, /image\/png/));
     await renderer.idle();
     assert.equal(renderer.openContexts(), 0);
     assert.ok(renderer.spareContexts() <= 1, 'at most one spare context');
@@ -195,12 +195,12 @@ describe('browser renderer', { skip: noChromium }, () => {
 
   test('a port nobody listens on is UpstreamFailed', async () => {
     const port = await freePort();
-    await assert.rejects(renderer.render(`http://127.0.0.1:${port}/`, { timeoutMs: 5_000 }), isProblem(UpstreamFailed, /refused/));
+    await assert.rejects(renderer.render(`http://127.0.0.1:${port}/`, { timeoutMs: RENDER_MS }), isProblem(UpstreamFailed, /refused/));
   });
 
   test("a page that never answers is UpstreamTimeout at the render's timeout, and the next render still works", { timeout: 60_000 }, async () => {
     await assert.rejects(renderer.render(`${site.origin}/hang`, { timeoutMs: 1_000 }), isProblem(UpstreamTimeout, /within 1000 ms/));
-    const page = await renderer.render(`${site.origin}/plain?n=after-hang`, { timeoutMs: 5_000 });
+    const page = await renderer.render(`${site.origin}/plain?n=after-hang`, { timeoutMs: RENDER_MS });
     assert.match(page.html, /after-hang/);
     await renderer.idle();
     assert.equal(renderer.openContexts(), 0);
@@ -211,6 +211,17 @@ describe('browser renderer', { skip: noChromium }, () => {
     await assert.rejects(renderer.render(`${site.origin}/spin`, { timeoutMs: 1_000 }), isProblem(UpstreamTimeout, /did not finish rendering within 1000 ms/));
     const page = await renderer.render(`${site.origin}/plain?n=after-spin`, { timeoutMs: RENDER_MS });
     assert.match(page.html, /after-spin/);
+  });
+
+  test('the hard deadline met while waiting for a selector names the selector', { timeout: 60_000 }, async () => {
+    // The page loads, then its script holds the thread the in-page wait would run on: only the
+    // renderer's own deadline can end it, and it knows the render was past loading.
+    await assert.rejects(
+      renderer.render(`${site.origin}/spin`, { timeoutMs: 8_000, waitFor: '.never-there' }),
+      isProblem(UpstreamTimeout, /^The selector "\.never-there" did not appear on .*\/spin within 8000 ms\.$/),
+    );
+    const page = await renderer.render(`${site.origin}/plain?n=after-spin-wait`, { timeoutMs: RENDER_MS });
+    assert.match(page.html, /after-spin-wait/);
   });
 
   test('a browser that stops answering is killed after the deadline, and the next render starts a new one', { timeout: 60_000 }, async () => {
@@ -267,7 +278,7 @@ describe('browser renderer', { skip: noChromium }, () => {
     const launchesBefore = renderer.launches;
     for (let n = 0; n < 20; n += 1) {
       // waitFor skips the network-idle pause, which is not what this test is about.
-      const page = await renderer.render(`${site.origin}/plain?n=seq-${n}`, { timeoutMs: 5_000, waitFor: 'h1' });
+      const page = await renderer.render(`${site.origin}/plain?n=seq-${n}`, { timeoutMs: RENDER_MS, waitFor: 'h1' });
       assert.match(page.html, new RegExp(`seq-${n}<`));
     }
     await renderer.idle();
