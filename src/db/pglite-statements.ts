@@ -10,6 +10,9 @@ const MAX_PREPARED = 300;
 /** Texts seen once, waiting for a second sighting before they are prepared; cleared when full. */
 const MAX_SEEN = 2_000;
 
+/** "cached plan must not change result type": a table changed under a prepared statement's plan. */
+const planChanged = (error: unknown): boolean => (error as { code?: unknown }).code === '0A000';
+
 type Messages = Awaited<ReturnType<PGlite['execProtocolStream']>>;
 
 export interface StatementRunner {
@@ -73,7 +76,7 @@ export function createStatementRunner(db: PGlite): StatementRunner {
           return await db._runExclusiveQuery(() => execute<T>(sql, params ?? []));
         } catch (error) {
           // A table changed under the plan (a column added to what a SELECT * reads): prepared afresh next time.
-          if ((error as { code?: unknown }).code === '0A000') prepared.delete(sql);
+          if (planChanged(error)) prepared.delete(sql);
           throw error;
         }
       };
@@ -84,7 +87,7 @@ export function createStatementRunner(db: PGlite): StatementRunner {
         result = await db._runExclusiveTransaction(own);
       } catch (error) {
         // Outside a transaction nothing was done: planned afresh, the statement runs as it would have.
-        if ((error as { code?: unknown }).code !== '0A000') throw error;
+        if (!planChanged(error)) throw error;
         return db.query<T>(sql, params as unknown[] | undefined);
       }
       await db.syncToFs();
