@@ -130,7 +130,7 @@ export async function drivePage(
   options: DriveOptions,
   deadlineAt: number,
   onNavigated: () => void,
-  progress: DriveProgress = { waitingForSelector: false },
+  progress: DriveProgress,
 ): Promise<FetchedPage> {
   const { page, proxy, binding } = handle;
   const remaining = (): number => Math.max(1, deadlineAt - Date.now());
