@@ -290,6 +290,18 @@ for (const backend of backends()) {
         streamed.map((p) => p.id),
         paged.map((p) => p.id),
       );
+
+      // A page over 64 KB goes out in pieces (chunked), a small one whole with its length: the same JSON.
+      const large = await fetch(`${address}/products?limit=1000`);
+      assert.equal(large.headers.get('transfer-encoding'), 'chunked');
+      assert.equal(large.headers.get('x-total-count'), String(rows));
+      const largePage = (await large.json()) as Array<Record<string, unknown>>;
+      assert.equal(largePage.length, 1000);
+      const small = await fetch(`${address}/products?limit=3`);
+      const smallText = await small.text();
+      assert.equal(small.headers.get('content-length'), String(Buffer.byteLength(smallText)));
+      assert.deepEqual(JSON.parse(smallText), largePage.slice(0, 3));
+      assert.deepEqual(largePage.slice(0, 1000), all.slice(0, 1000));
     });
 
     test('an X-Request-Id is echoed; a hostile one is replaced', async () => {
