@@ -188,16 +188,23 @@ const JSON_FIELDS = Object.keys(Product.properties)
   .join(', ');
 
 /**
- * A page's elements as JSON text, the Product schema's fields in its order, compact and joined by
- * commas (the caller puts the brackets around them: done here, they copied the whole text twice and
- * cost the database a quarter of the statement), with its row count and total: the page's own
- * statement, each row written by row_to_json and joined in the order the rows come (string_agg reads
- * them as the inner ORDER BY leaves them). Numbers are written by PostgreSQL: price as float8, in the
- * shortest digits JavaScript writes too, with an exponent where JavaScript may write zeros (1e+15 for
- * 1000000000000000: the same number).
+ * Products per part of a page's JSON. A text the database builds and sends costs it several times
+ * more per byte past ~128 KB (one page of 1000 as one text: 7.7 ms of backend CPU; as parts of 100,
+ * 40 KB each: 3.7 ms; the same rows without JSON: 1.7 ms).
+ */
+export const JSON_PART_ROWS = 100;
+
+/**
+ * A page as JSON text in parts, in order, each the elements of up to JSON_PART_ROWS products joined
+ * by commas (the caller joins the parts with commas and puts the brackets around them), with each
+ * part's row count and the total. Each row is written by row_to_json, the Product schema's fields in
+ * its order, compact, numbered in the order the page's own statement leaves the rows. Numbers are
+ * written by PostgreSQL: price as float8, in the shortest digits JavaScript writes too, with an
+ * exponent where JavaScript may write zeros (1e+15 for 1000000000000000: the same number).
  */
 export function pageJsonSql(page: PageStatement): string {
-  return `SELECT coalesce(string_agg(row_to_json(r)::text, ','), '') AS elements, count(*)::int AS rows,
-      ${page.withTotal ? 'max(p.total)' : 'NULL'}::int AS total
-    FROM (${page.sql}) p CROSS JOIN LATERAL (SELECT ${JSON_FIELDS}) r`;
+  return `SELECT string_agg(j, ',' ORDER BY n) AS part, count(*)::int AS rows, max(total)::int AS total
+    FROM (SELECT row_to_json(r)::text AS j, row_number() OVER () AS n, ${page.withTotal ? 'p.total' : 'NULL::int AS total'}
+            FROM (${page.sql}) p CROSS JOIN LATERAL (SELECT ${JSON_FIELDS}) r) x
+   GROUP BY (n - 1) / ${JSON_PART_ROWS} ORDER BY (n - 1) / ${JSON_PART_ROWS}`;
 }

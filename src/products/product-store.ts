@@ -83,11 +83,11 @@ export interface ProductBatches {
 export interface ProductStore {
   list(query: ProductListQuery): Promise<{ items: Product[]; total: number }>;
   /**
-   * The same page as `list`, as the JSON text the API answers without the array's brackets (its
-   * elements joined by commas), built by the database: no row of it is parsed or serialised here (a
-   * page of 1000 spent most of its time doing both).
+   * The same page as `list`, as the JSON text the API answers, built by the database: no row of it is
+   * parsed or serialised here (a page of 1000 spent most of its time doing both). In parts, in order,
+   * each the elements of up to JSON_PART_ROWS products joined by commas; `[${parts.join(',')}]` is the page.
    */
-  listJson(query: ProductListQuery): Promise<{ elements: string; total: number }>;
+  listJson(query: ProductListQuery): Promise<{ parts: string[]; total: number }>;
   /**
    * Every product matching `query` (its `limit` ignored), read `batchSize` rows at a time by keyset
    * on the sort order, so memory stays bounded and a deep batch costs what the first one does.
@@ -164,9 +164,10 @@ export function createProductStore(db: Database): ProductStore {
 
     async listJson(query) {
       const page = pageStatement(query);
-      const [row] = await db.query<{ elements: string; rows: number; total: number | null }>(pageJsonSql(page), page.params, planFor(page.where));
-      const total = totalFromPage(query, row!.rows) ?? row!.total ?? (await countMatching(page.where));
-      return { elements: row!.elements, total };
+      const rows = await db.query<{ part: string; rows: number; total: number | null }>(pageJsonSql(page), page.params, planFor(page.where));
+      const count = rows.reduce((sum, row) => sum + row.rows, 0);
+      const total = totalFromPage(query, count) ?? rows[0]?.total ?? (await countMatching(page.where));
+      return { parts: rows.map((row) => row.part), total };
     },
 
     async listAll(query, batchSize) {

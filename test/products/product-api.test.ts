@@ -291,7 +291,7 @@ for (const backend of backends()) {
         paged.map((p) => p.id),
       );
 
-      // A page over 64 KB goes out in pieces (chunked), a small one whole with its length: the same JSON.
+      // A page of more than 100 goes out part by part (chunked), a small one whole with its length: the same JSON.
       const large = await fetch(`${address}/products?limit=1000`);
       assert.equal(large.headers.get('transfer-encoding'), 'chunked');
       assert.equal(large.headers.get('x-total-count'), String(rows));

@@ -6,6 +6,7 @@ import { migrate } from '../../src/db/migrate.js';
 import { migrations } from '../../src/db/migrations/index.js';
 import { Product } from '../../src/products/product-schema.js';
 import { likePattern, searchCondition } from '../../src/products/product-search.js';
+import { JSON_PART_ROWS } from '../../src/products/product-list-sql.js';
 import { createProductStore, type ProductStore, type ScrapedProduct, UPSERT_BATCH, type UpsertResult } from '../../src/products/product-store.js';
 import { backends, warnIfNoPostgres } from '../helpers.js';
 import { until } from '../wait.js';
@@ -249,7 +250,7 @@ for (const backend of backends()) {
       assert.equal(small.total, small.first.length);
     });
 
-    test("listJson is the same page as list, as JSON text (its elements) in the schema's key order, for every sort, filter, search and page", async () => {
+    test("listJson is the same page as list, as JSON text (in parts) in the schema's key order, for every sort, filter, search and page", async () => {
       const awkward = ['Quote " and backslash \\ tab\t', 'Line\nbreak and \u0001 control', 'Emoji 😀 and é', '</script> angle <b>'];
       await upsert(
         [0, 0.1, 19.99, 1234567.89, 1e15, 0.0000001, 5, null].map((price, n) => ({
@@ -276,11 +277,35 @@ for (const backend of backends()) {
       ];
       for (const query of queries) {
         const [listed, asJson] = [await store.list(query), await store.listJson(query)];
-        assert.deepEqual(JSON.parse(`[${asJson.elements}]`), listed.items, JSON.stringify(query));
+        assert.deepEqual(JSON.parse(`[${asJson.parts.join(',')}]`), listed.items, JSON.stringify(query));
         assert.equal(asJson.total, listed.total, `total of ${JSON.stringify(query)}`);
       }
-      const [first] = JSON.parse(`[${(await store.listJson({ limit: 1 })).elements}]`) as Array<Record<string, unknown>>;
+      const [first] = JSON.parse(`[${(await store.listJson({ limit: 1 })).parts.join(',')}]`) as Array<Record<string, unknown>>;
       assert.deepEqual(Object.keys(first!), Object.keys(Product.properties), "keys in the schema's order");
+    });
+
+    test('listJson of a page longer than a part: parts of JSON_PART_ROWS in the page order, for every sort and a search', async () => {
+      const n = JSON_PART_ROWS * 2 + 37;
+      await db.query(
+        `INSERT INTO products (title, price, description)
+         SELECT 'Parted ' || (x * 7919 % $1::int), (x * 31 % 97) + 0.5, 'parts-set' FROM generate_series(1, $1::int) AS x`,
+        [n],
+      );
+      for (const query of [
+        ...(['id', '-price'] as const).map((sort) => ({ sort, limit: n })),
+        ...(['title', '-created_at'] as const).map((sort) => ({ sort, q: 'parts-set', limit: n })),
+        { sort: 'price' as const, q: 'parts-set', limit: JSON_PART_ROWS + 1, offset: 5 },
+      ]) {
+        const [listed, asJson] = [await store.list(query), await store.listJson(query)];
+        assert.equal(listed.items.length, query.limit, JSON.stringify(query));
+        assert.deepEqual(
+          asJson.parts.map((part) => (JSON.parse(`[${part}]`) as unknown[]).length),
+          Array.from({ length: Math.ceil(query.limit / JSON_PART_ROWS) }, (_, i) => Math.min(JSON_PART_ROWS, query.limit - i * JSON_PART_ROWS)),
+          `parts of ${JSON.stringify(query)}`,
+        );
+        assert.deepEqual(JSON.parse(`[${asJson.parts.join(',')}]`), listed.items, JSON.stringify(query));
+        assert.equal(asJson.total, listed.total, `total of ${JSON.stringify(query)}`);
+      }
     });
 
     test('q finds substrings of the title or description case-insensitively, accents and LIKE wildcards included', async () => {
