@@ -117,7 +117,7 @@ export async function buildMainApp(deps: MainDeps): Promise<App> {
     },
   );
 
-  productRoutes(app, deps.products, deps.recorder, deps.tags);
+  productRoutes(app, deps.products, deps.recorder);
   articleRoutes(app, deps.articles);
   revisionRoutes(app, deps.tracking.revisions);
   siteRuleRoutes(app, deps.siteRules);

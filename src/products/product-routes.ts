@@ -35,12 +35,7 @@ export interface ProductWrites {
   update(id: number, patch: ProductUpdate): Promise<Product | undefined>;
 }
 
-/** A product's tags (tags/tag-store.ts), shown with the product. */
-export interface ProductTagReader {
-  of(kind: 'product', productIds: readonly number[]): Promise<Map<number, string[]>>;
-}
-
-export function productRoutes(app: App, store: ProductStore, writes: ProductWrites, tags: ProductTagReader): void {
+export function productRoutes(app: App, store: ProductStore, writes: ProductWrites): void {
   app.get(
     '/products',
     {
@@ -111,9 +106,9 @@ export function productRoutes(app: App, store: ProductStore, writes: ProductWrit
       },
     },
     async (request) => {
-      const [product, tagged] = await Promise.all([store.get(request.params.id), tags.of('product', [request.params.id])]);
+      const product = await store.get(request.params.id);
       if (!product) throw notFound(request.params.id);
-      return { ...product, tags: tagged.get(request.params.id) ?? [] };
+      return product;
     },
   );
 

@@ -16,6 +16,12 @@ const JOIN: Record<Tagged, { table: string; column: string; rows: string }> = {
   article: { table: 'article_tags', column: 'article_id', rows: 'articles' },
 };
 
+/** The sorted names of the tags a row carries, as a JSON array (empty when none): an expression on its id column, for a read that shows them with it. */
+export function tagNamesSql(kind: Tagged, idColumn: string): string {
+  const { table, column } = JOIN[kind];
+  return `COALESCE((SELECT jsonb_agg(t.name ORDER BY t.name) FROM ${table} j JOIN tags t ON t.id = j.tag_id WHERE j.${column} = ${idColumn}), '[]'::jsonb)`;
+}
+
 export interface TagStore {
   list(query: { limit: number; offset: number }): Promise<{ items: Tag[]; total: number }>;
   get(name: string): Promise<Tag | undefined>;
