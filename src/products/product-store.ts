@@ -3,9 +3,9 @@ import type { Database, Queryable } from '../db/queryable.js';
 import { redactUrl } from '../redact.js';
 import {
   AFTER,
-  isoTime,
   ORDER_BY,
   pageJsonSql,
+  PRODUCT_DETAIL_SQL,
   pageStatement,
   planFor,
   PRODUCT_COLUMNS,
@@ -16,7 +16,6 @@ import {
   whereClause,
   type Where,
 } from './product-list-sql.js';
-import { tagNamesSql } from '../tags/tag-store.js';
 import type { Product, ProductCreate, ProductDetail, ProductListQuery, ProductUpdate, Provenance } from './product-schema.js';
 
 /** A product found by a scrape, identified by `scrape_key` so a re-run updates it. */
@@ -125,14 +124,6 @@ export const stateOf = (row: ProductState): ProductState => ({
   availability: row.availability,
 });
 
-/**
- * One product with its provenance and tags, in one statement (its tags read apart cost the database
- * more than the product: 0.32 of the bare server's reads against 0.73 without them). A constant, like
- * insertSql's statements (see there).
- */
-const GET_SQL = `SELECT ${PRODUCT_COLUMNS}, provenance, ${isoTime('last_seen_at')}, ${isoTime('gone_at')}, ${tagNamesSql('product', 'products.id')} AS tags
-  FROM products WHERE id = $1`;
-
 const inserts = new Map<string, string>();
 /**
  * A new product's INSERT, written as a SELECT so that a caller can make it conditional. The same
@@ -221,7 +212,7 @@ export function createProductStore(db: Database): ProductStore {
     },
 
     async get(id) {
-      const rows = await db.query<ProductDetail>(GET_SQL, [id]);
+      const rows = await db.query<ProductDetail>(PRODUCT_DETAIL_SQL, [id]);
       return rows[0];
     },
 
