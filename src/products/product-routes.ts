@@ -7,6 +7,7 @@ import { pageLinks } from '../http/paging.js';
 import { problemResponses } from '../http/schemas.js';
 import { NotFound } from '../problems.js';
 import { Product, ProductCreate, ProductDeleted, ProductDetail, ProductId, ProductListQuery, ProductUpdate } from './product-schema.js';
+import { JSON_PART_ROWS } from './product-list-sql.js';
 import type { ProductStore } from './product-store.js';
 
 /** Columns of a product export, in the order of the Product schema. */
@@ -45,7 +46,8 @@ export function productRoutes(app: App, store: ProductStore, writes: ProductWrit
         description:
           'All products in id order unless `limit`/`offset` page them. `X-Total-Count` gives the number ' +
           'matching the filters; `Link` (rel next/prev) appears when paged. An unpaged list longer than ' +
-          `${LIST_BATCH_ROWS} products is streamed (chunked), read from the database ${LIST_BATCH_ROWS} at a time. ` +
+          `${LIST_BATCH_ROWS} products is streamed (chunked), read from the database ${LIST_BATCH_ROWS} at a time; ` +
+          `a page of more than ${JSON_PART_ROWS} is sent chunked too, ${JSON_PART_ROWS} products at a time. ` +
           '`Accept: text/csv` or `application/x-ndjson` exports the same list in that format, streamed the same way.',
         querystring: ProductListQuery,
         produces: ['application/json', 'text/csv', 'application/x-ndjson'],
