@@ -306,6 +306,15 @@ for (const backend of backends()) {
         assert.deepEqual(JSON.parse(`[${asJson.parts.join(',')}]`), listed.items, JSON.stringify(query));
         assert.equal(asJson.total, listed.total, `total of ${JSON.stringify(query)}`);
       }
+      // Nothing on a long page: no part, and the total counted all the same.
+      for (const query of [
+        { q: 'parts-set', limit: n, offset: n },
+        { q: 'no such words anywhere', limit: n },
+      ]) {
+        const asJson = await store.listJson(query);
+        assert.deepEqual(asJson.parts, [], JSON.stringify(query));
+        assert.equal(asJson.total, (await store.list(query)).total, `total of ${JSON.stringify(query)}`);
+      }
     });
 
     test('q finds substrings of the title or description case-insensitively, accents and LIKE wildcards included', async () => {
