@@ -19,8 +19,8 @@ export const PRODUCT_COLUMNS =
   `${isoTime('created_at')}, ${isoTime('updated_at')}`;
 
 /**
- * One product with its provenance and tags, in one statement (its tags read apart cost the database
- * more than the product: 0.32 of the bare server's reads against 0.73 without them).
+ * One product with its provenance and tags, in one statement: its tags read in a statement of their
+ * own cost the database more than the product did.
  */
 export const PRODUCT_DETAIL_SQL = `SELECT ${PRODUCT_COLUMNS}, provenance, ${isoTime('last_seen_at')}, ${isoTime('gone_at')}, ${tagNamesSql('product', 'products.id')} AS tags
   FROM products WHERE id = $1`;

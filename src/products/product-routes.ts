@@ -80,7 +80,7 @@ export function productRoutes(app: App, store: ProductStore, writes: ProductWrit
         // The typed reply expects the schema's array; a stream is sent as is, past the serializer.
         return reply.type('application/json; charset=utf-8').send(body as unknown as Product[]);
       }
-      // A page: its JSON text comes from the database whole (the Product schema's fields, in order).
+      // A page: its JSON text comes from the database (the Product schema's fields, in order), in parts.
       const { parts, total } = await store.listJson(query);
       reply.header('x-total-count', total);
       const link = pageLinks('/products', request.url, query.offset ?? 0, query.limit, total);
