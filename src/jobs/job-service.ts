@@ -109,7 +109,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
   const plan = async (id: string, next: Date | null, from: string | null | undefined, tx: Queryable): Promise<boolean> => {
     const moved = await schedules.moveNextRun(id, from, next?.toISOString() ?? null, tx);
     if (moved && next !== null) {
-      await queue.enqueue<ScheduleMessage>(JOB_QUEUES.scheduled, [{ data: { schedule_id: id, at: next.toISOString() } }], { tx, delayMs: next.getTime() - Date.now() });
+      await queue.enqueue<ScheduleMessage>(JOB_QUEUES.scheduled, [{ data: { schedule_id: id, at: next.toISOString() } }], { tx, at: next });
     }
     return moved;
   };

@@ -82,7 +82,7 @@ export function createPgBossQueue(options: PgBossQueueOptions): Queue {
 
     async enqueue<T extends object>(name: string, messages: ReadonlyArray<Message<T>>, enqueue: { tx?: Queryable; delayMs?: number } = {}) {
       if (messages.length === 0) return;
-      const startAfter = enqueue.delayMs === undefined || enqueue.delayMs <= 0 ? undefined : new Date(Date.now() + enqueue.delayMs);
+      const startAfter = enqueue.at ?? (enqueue.delayMs === undefined || enqueue.delayMs <= 0 ? undefined : new Date(Date.now() + enqueue.delayMs));
       await boss.insert(
         name,
         messages.map((m) => ({

@@ -39,6 +39,8 @@ export interface EnqueueOptions {
   tx?: Queryable;
   /** Not delivered before this many milliseconds have passed. */
   delayMs?: number;
+  /** Not delivered before this moment (instead of `delayMs`: a due time the caller also stores stays the same to the millisecond). */
+  at?: Date;
 }
 
 export interface WorkOptions {
