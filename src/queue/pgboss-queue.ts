@@ -2,7 +2,7 @@
 import { PgBoss, fromPglite, type ConstructorOptions, type Db, type Job } from 'pg-boss';
 import type { Database, Queryable } from '../db/queryable.js';
 import type { PgliteDatabase, PostgresDatabase } from '../db/database.js';
-import type { Handler, Message, Queue, QueuePolicy, QueueState, WorkOptions } from './queue.js';
+import type { EnqueueOptions, Handler, Message, Queue, QueuePolicy, QueueState, WorkOptions } from './queue.js';
 
 export interface PgBossQueueOptions {
   /** PostgreSQL (pg-boss opens its own small pool to the same server) or PGlite (whose one connection it shares). */
@@ -80,7 +80,7 @@ export function createPgBossQueue(options: PgBossQueueOptions): Queue {
       started = true;
     },
 
-    async enqueue<T extends object>(name: string, messages: ReadonlyArray<Message<T>>, enqueue: { tx?: Queryable; delayMs?: number } = {}) {
+    async enqueue<T extends object>(name: string, messages: ReadonlyArray<Message<T>>, enqueue: EnqueueOptions = {}) {
       if (messages.length === 0) return;
       const startAfter = enqueue.at ?? (enqueue.delayMs === undefined || enqueue.delayMs <= 0 ? undefined : new Date(Date.now() + enqueue.delayMs));
       await boss.insert(
