@@ -16,14 +16,40 @@ export function redactUrlsIn(text: string): string {
   return text.replace(CREDENTIALS, (_match, scheme: string, user: string) => `${scheme}${user}:${MASK}@`);
 }
 
-/** A copy of a JSON-like value with every string's URL passwords replaced (request bodies, documents). */
+/** A JSON-like value with every string's URL passwords replaced (request bodies, documents). */
 export function redactDeep<T>(value: T): T {
-  if (typeof value === 'string') return redactUrlsIn(value) as T;
-  if (Array.isArray(value)) return value.map(redactDeep) as T;
-  if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, redactDeep(inner)])) as T;
+  return mapStrings(value, redactUrlsIn);
+}
+
+/**
+ * `value` with `change` applied to every string in it (values, not keys). Arrays and plain objects in
+ * which nothing changed are returned as they are, not copied: a crawl's log (megabytes, rarely a
+ * password) costs one walk, not a copy of every object. Other objects become plain copies of their own
+ * fields, as JSON would have them.
+ */
+export function mapStrings<T>(value: T, change: (text: string) => string): T {
+  if (typeof value === 'string') return change(value) as T;
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const inner = mapStrings(value[i], change);
+      if (copy === undefined && inner !== value[i]) copy = value.slice(0, i);
+      copy?.push(inner);
+    }
+    return (copy ?? value) as T;
   }
-  return value;
+  const prototype = Object.getPrototypeOf(value);
+  const plain = prototype === Object.prototype || prototype === null;
+  const fields = value as Record<string, unknown>;
+  let copy: Record<string, unknown> | undefined = plain ? undefined : {};
+  for (const key of Object.keys(fields)) {
+    const inner = fields[key];
+    const changed = mapStrings(inner, change);
+    if (copy === undefined && changed !== inner) copy = { ...fields };
+    if (copy !== undefined) copy[key] = changed;
+  }
+  return (copy ?? value) as T;
 }
 
 /**

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { App } from '../src/http/base-app.js';
+import { mapStrings, redactDeep } from '../src/redact.js';
 import { backends, mainServiceOn, warnIfNoPostgres } from './helpers.js';
 import { startMainProcess } from './process-helpers.js';
 import { until, untilOutput } from './wait.js';
@@ -179,5 +180,24 @@ test("the service's own log lines never carry a URL password", async (t) => {
       .split('\n')
       .filter((l) => l.includes(PASSWORD))
       .join('\n')}`,
+  );
+});
+
+test('redactDeep masks every password, copies only what changed, and leaves the value given as it was', () => {
+  const clean = { a: [{ url: 'https://shop.example/x' }, 'plain'], n: 1, none: null };
+  assert.equal(redactDeep(clean), clean, 'nothing to mask: the same object, not a copy');
+  const value = { keep: { deep: ['x'] }, list: ['https://ann:pw@h.example/', 'ok'], top: 'ftp://bob:pw@h.example/f' };
+  const masked = redactDeep(value);
+  assert.deepEqual(masked, { keep: { deep: ['x'] }, list: ['https://ann:***@h.example/', 'ok'], top: 'ftp://bob:***@h.example/f' });
+  assert.equal(masked.keep, value.keep, 'an untouched branch is shared');
+  assert.notEqual(masked.list, value.list);
+  assert.deepEqual(value.list, ['https://ann:pw@h.example/', 'ok']);
+  // Objects that are not plain become their own fields, as before: a class instance, a Date (none).
+  class Box {
+    inner = 'x';
+  }
+  assert.deepEqual(
+    mapStrings({ box: new Box(), at: new Date(0) }, (s) => s.toUpperCase()),
+    { box: { inner: 'X' }, at: {} },
   );
 });

@@ -121,5 +121,29 @@ for (const backend of logBackends) {
       const times = everything.items.map((d) => d.started_at);
       assert.deepEqual(times, [...times].sort().reverse());
     });
+
+    test('URL passwords are stored masked, deep in the document too; the document given is left as it was', async () => {
+      const secret = 'https://ann:s3cret@shop.example/list';
+      const written = log({ source_url: secret, products: [{ title: 'Lamp', url: secret }], pages: 1 } as Partial<ScrapeLog>);
+      const given = structuredClone(written);
+      await store.insert(written);
+      const stored = await store.get(written.id);
+      assert.equal(stored?.source_url, 'https://ann:***@shop.example/list');
+      assert.equal((stored?.products as Array<{ url: string }> | undefined)?.[0]?.url, 'https://ann:***@shop.example/list');
+      assert.ok(!JSON.stringify(stored).includes('s3cret'));
+      assert.deepEqual(written, given);
+    });
+
+    if (backend.name.startsWith('jsonb')) {
+      test('NUL and unpaired surrogates, which JSONB refuses, are stored as U+FFFD; pairs stay', async () => {
+        const written = log({ source_url: 'https://shop.example/a\u0000b', products: [{ title: 'x\ud800y \udc00 😀', note: ['\u0000'] }] } as unknown as Partial<ScrapeLog>);
+        await store.insert(written);
+        const stored = await store.get(written.id);
+        assert.equal(stored?.source_url, 'https://shop.example/a\ufffdb');
+        assert.deepEqual(stored?.products, [{ title: 'x\ufffdy \ufffd 😀', note: ['\ufffd'] }]);
+        const [listed] = (await store.list({ limit: 1, offset: 0, source_url: 'https://shop.example/a\ufffdb' })).items;
+        assert.equal(listed?.id, written.id);
+      });
+    }
   });
 }
