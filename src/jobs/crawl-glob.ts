@@ -192,36 +192,46 @@ function parseClass(pattern: string, start: number): { test: CharTest; end: numb
   return { test: (c) => c !== '/' && inClass(c) !== negated, end: i + 1 };
 }
 
-/** Runs an automaton over `text`: every active state at once, so each character costs at most one step per state. */
+/**
+ * Runs an automaton over `text`: every active state at once, so each character costs at most one step
+ * per state. Only the states active at a character are visited (a list, not a scan of the whole
+ * automaton), and a set is emptied by moving to the next generation of marks, not by clearing it.
+ */
 function run(states: readonly State[], text: string): boolean {
-  let current = new Uint8Array(states.length);
-  let next = new Uint8Array(states.length);
+  let current = new Int32Array(states.length);
+  let next = new Int32Array(states.length);
+  let currentCount = 0;
+  let nextCount = 0;
+  // A state is in the set being built when its mark is this generation.
+  const marks = new Uint32Array(states.length);
+  let generation = 1;
   const stack: number[] = [];
-  const add = (set: Uint8Array, start: number) => {
+  /** Adds `start` to `next` with every state its splits reach; only states that read a character or match are listed. */
+  const add = (start: number) => {
     stack.push(start);
     while (stack.length > 0) {
       const s = stack.pop()!;
-      if (set[s] === 1) continue;
-      set[s] = 1;
+      if (marks[s] === generation) continue;
+      marks[s] = generation;
       const state = states[s]!;
       if (state.kind === 'split') stack.push(state.b, state.a);
+      else next[nextCount++] = s;
     }
   };
-  add(current, 0);
+  add(0);
   for (const c of text) {
-    next.fill(0);
-    let alive = false;
-    for (let s = 0; s < states.length; s++) {
-      const state = states[s]!;
-      if (current[s] === 1 && state.kind === 'char' && state.test(c)) {
-        add(next, state.next);
-        alive = true;
-      }
-    }
-    if (!alive) return false;
     [current, next] = [next, current];
+    currentCount = nextCount;
+    nextCount = 0;
+    generation++;
+    for (let i = 0; i < currentCount; i++) {
+      const state = states[current[i]!]!;
+      if (state.kind === 'char' && state.test(c)) add(state.next);
+    }
+    if (nextCount === 0) return false;
   }
-  return states.some((state, s) => state.kind === 'match' && current[s] === 1);
+  for (let i = 0; i < nextCount; i++) if (states[next[i]!]!.kind === 'match') return true;
+  return false;
 }
 
 /** A glob as a matcher; throws a RangeError for one that expands to too many alternatives. */
