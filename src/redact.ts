@@ -58,7 +58,8 @@ export function mapStrings<T>(value: T, change: (text: string) => string): T {
  */
 export function splitSecrets<T>(value: T): { shown: T; hidden: T | null } {
   const shown = redactDeep(value);
-  return { shown, hidden: JSON.stringify(shown) === JSON.stringify(value) ? null : value };
+  // The same object back means nothing was masked: no need to write both out to compare them.
+  return { shown, hidden: shown === value || JSON.stringify(shown) === JSON.stringify(value) ? null : value };
 }
 
 /** The `Authorization: Basic` header a URL's user and password stand for, or undefined without them. */
