@@ -6,7 +6,7 @@ import { createFiringStore } from '../src/alerts/firing-store.js';
 import { createRuleStore } from '../src/alerts/rule-store.js';
 import { createTagStore } from '../src/tags/tag-store.js';
 import { createPostgresDatabase } from '../src/db/database.js';
-import type { ScrapedProduct } from '../src/products/product-store.js';
+import type { ScrapedProduct } from '../src/products/product-upsert.js';
 import { createProductStore } from '../src/products/product-store.js';
 import { createProductRecorder } from '../src/recording/product-recorder.js';
 import { createLiveEvents } from '../src/tracking/live-events.js';

@@ -2,7 +2,8 @@
 import type { AlertEvaluator } from '../alerts/alert-evaluator.js';
 import type { Database, Queryable } from '../db/queryable.js';
 import type { Product, ProductCreate, ProductUpdate } from '../products/product-schema.js';
-import { stateOf, type ProductSighting, type ProductStore, type ScrapedProduct } from '../products/product-store.js';
+import type { ProductStore } from '../products/product-store.js';
+import { type ProductSighting, type ScrapedProduct, stateOf } from '../products/product-upsert.js';
 import type { TagStore } from '../tags/tag-store.js';
 import type { LiveEvents } from '../tracking/live-events.js';
 import type { RunRef, StoredEvent, Tracker } from '../tracking/tracking-store.js';
@@ -39,7 +40,7 @@ export interface ProductRecorderDeps {
   tracker: Tracker;
   deliveries: Pick<WebhookDeliveries, 'fanOut' | 'noneListening'>;
   /** Every product a run saw gets the run's tags and its source's. */
-  tags: Pick<TagStore, 'tagRun'>;
+  tags: Pick<TagStore, 'runTagging'>;
   /** Judges the alert rules on the events, in their transaction. */
   alerts: Pick<AlertEvaluator, 'evaluate' | 'noneOnCreated'>;
   live: Pick<LiveEvents, 'published'>;
@@ -87,14 +88,11 @@ export function createProductRecorder(deps: ProductRecorderDeps): ProductRecorde
 
   return {
     async recordScraped(items, run, tx, options = {}) {
-      const stored = await products.upsertScraped(items, { runId: run.id, source: run.source }, tx);
-      // Tags first: a rule scoped to a tag judges this run's changes with the tags the run gives.
-      await deps.tags.tagRun(
-        'product',
-        stored.products.map((p) => p.id),
-        run,
-        tx,
-      );
+      // Tags with the rows, in the upsert's statement: a rule scoped to a tag judges this run's changes
+      // with the tags the run gives.
+      const tagging = deps.tags.runTagging('product', run);
+      await tagging?.ensure(tx);
+      const stored = await products.upsertScraped(items, { runId: run.id, source: run.source }, tx, tagging);
       const events = await record(stored.sightings, run, tx, options.complete === true);
       return { products: stored.products, created: stored.created, updated: stored.updated, events };
     },

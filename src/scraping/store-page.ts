@@ -2,7 +2,7 @@
 import type { Article } from '../articles/article-schema.js';
 import type { ScrapedArticle } from '../articles/article-store.js';
 import type { Queryable } from '../db/queryable.js';
-import type { ScrapedProduct } from '../products/product-store.js';
+import type { ScrapedProduct } from '../products/product-upsert.js';
 import type { ArticleRecorder } from '../recording/article-recorder.js';
 import type { ProductRecorder, RecordedProducts } from '../recording/product-recorder.js';
 import { redactUrl } from '../redact.js';

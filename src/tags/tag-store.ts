@@ -38,6 +38,11 @@ export interface TagStore {
    * source's. One statement when there is nothing to give (a run without tags whose source has none).
    */
   tagRun(kind: Tagged, ids: readonly number[], run: TaggingRun, tx: Queryable): Promise<void>;
+  /**
+   * tagRun as part of the statement that writes the rows (one round trip less per page): undefined
+   * when a run could give nothing (no tags, no source).
+   */
+  runTagging(kind: Tagged, run: TaggingRun): RunTagging | undefined;
   sources(query: { limit: number; offset: number }): Promise<{ items: SourceTags[]; total: number }>;
   source(source: string): Promise<SourceTags | undefined>;
   /**
@@ -53,6 +58,23 @@ const TAG_COLUMNS = `t.name, (SELECT count(*)::int FROM product_tags pt WHERE pt
   (SELECT count(*)::int FROM article_tags at WHERE at.tag_id = t.id) AS articles,
   COALESCE((SELECT jsonb_agg(s.source_key ORDER BY s.source_key) FROM source_tags s WHERE s.tag_id = t.id), '[]'::jsonb) AS sources,
   ${isoTime('t.created_at')} AS created_at`;
+
+/** A run's tagging inside the statement that writes its rows. */
+export interface RunTagging {
+  /** Creates the run's own tags that do not exist yet: before that statement, which cannot see tags it makes itself. */
+  ensure(tx: Queryable): Promise<void>;
+  /** The CTE `name AS (...)` that tags every row of `rows` (a CTE of the statement with an `id` column), its parameters numbered from $offset + 1. */
+  cte(name: string, rows: string, offset: number): { sql: string; params: unknown[] };
+}
+
+/** The INSERT that gives every row of `rows` (with an `id` column) the tags named in `names` and those of the source `source` (SQL expressions). */
+function runTagInsert(kind: Tagged, rows: string, names: string, source: string): string {
+  const { table, column } = JOIN[kind];
+  return `INSERT INTO ${table} (tag_id, ${column})
+         SELECT t.id, r.id FROM ${rows} AS r
+           JOIN tags t ON t.name = ANY (${names}::text[]) OR t.id IN (SELECT s.tag_id FROM source_tags s WHERE s.source_key = ${source}::text)
+         ON CONFLICT DO NOTHING`;
+}
 
 /** Creates the tags that do not exist yet; an existing one costs a read, not a write (no lock held by a long run). */
 const ENSURE = `INSERT INTO tags (name) SELECT n FROM unnest($1::text[]) AS n WHERE NOT EXISTS (SELECT 1 FROM tags WHERE name = n) ON CONFLICT (name) DO NOTHING`;
@@ -134,15 +156,17 @@ export function createTagStore(db: Database): TagStore {
     async tagRun(kind, ids, run, tx) {
       const names = run.tags ?? [];
       if (ids.length === 0 || (names.length === 0 && run.source === null)) return;
-      const { table, column } = JOIN[kind];
       await ensure(names, tx);
-      await tx.query(
-        `INSERT INTO ${table} (tag_id, ${column})
-         SELECT t.id, x FROM unnest($1::int[]) AS x
-           JOIN tags t ON t.name = ANY ($2::text[]) OR t.id IN (SELECT s.tag_id FROM source_tags s WHERE s.source_key = $3)
-         ON CONFLICT DO NOTHING`,
-        [ids, names, run.source],
-      );
+      await tx.query(runTagInsert(kind, '(SELECT unnest($1::int[]) AS id)', '$2', '$3'), [ids, names, run.source]);
+    },
+
+    runTagging(kind, run) {
+      const names = run.tags ?? [];
+      if (names.length === 0 && run.source === null) return undefined;
+      return {
+        ensure: (tx) => ensure(names, tx),
+        cte: (name, rows, offset) => ({ sql: `${name} AS (${runTagInsert(kind, rows, `$${offset + 1}`, `$${offset + 2}`)})`, params: [names, run.source] }),
+      };
     },
 
     async sources(query) {

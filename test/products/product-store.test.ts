@@ -7,7 +7,8 @@ import { migrations } from '../../src/db/migrations/index.js';
 import { Product } from '../../src/products/product-schema.js';
 import { likePattern, searchCondition } from '../../src/products/product-search.js';
 import { JSON_PART_ROWS } from '../../src/products/product-list-sql.js';
-import { createProductStore, type ProductStore, type ScrapedProduct, UPSERT_BATCH, type UpsertResult } from '../../src/products/product-store.js';
+import { createProductStore, type ProductStore } from '../../src/products/product-store.js';
+import { type ScrapedProduct, UPSERT_BATCH, type UpsertResult } from '../../src/products/product-upsert.js';
 import { backends, warnIfNoPostgres } from '../helpers.js';
 import { until } from '../wait.js';
 
