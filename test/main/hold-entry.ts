@@ -15,7 +15,8 @@ if (hold === 'inside' || hold === 'committed') {
       const watched: EngineSession = Object.create(tx);
       watched.query = (async (sql: string, params?: readonly unknown[]) => {
         const rows = await tx.query(sql, params);
-        if (/^\s*INSERT INTO products\b/.test(sql) && !heldOnce) {
+        // The run's upsert, on its own or as the first CTE of a statement (with the run's tags after it).
+        if (/^\s*(?:WITH \w+ AS \(\s*)?INSERT INTO products\b/.test(sql) && !heldOnce) {
           wroteProducts = true;
           if (hold === 'inside') {
             heldOnce = true;
