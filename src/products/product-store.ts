@@ -16,7 +16,7 @@ import {
   whereClause,
   type Where,
 } from './product-list-sql.js';
-import type { Product, ProductCreate, ProductDetail, ProductListQuery, ProductUpdate, Provenance } from './product-schema.js';
+import type { Product, ProductCreate, ProductDetail, ProductListQuery, ProductUpdate } from './product-schema.js';
 import type { RunTagging } from '../tags/tag-store.js';
 import { type ProductSighting, type ScrapedProduct, type SeenBy, type UpsertResult, upsertScraped } from './product-upsert.js';
 
