@@ -16,6 +16,7 @@ import {
 } from './article-list-sql.js';
 import type { Article, ArticleDetail, ArticleListQuery } from './article-schema.js';
 import { siteKeys } from './article-site.js';
+import type { RunTagging } from '../tags/tag-store.js';
 
 /** An article a scrape found: the page's own (with its body) or a listing's entry (without). */
 export interface ScrapedArticle {
@@ -72,7 +73,7 @@ export interface ArticleStore {
    * a listing's entry (no body) only fills what is unknown of an article already read, and never
    * takes its body away.
    */
-  upsertScraped(items: readonly ScrapedArticle[], seenBy: ArticleSeenBy, tx: Queryable): Promise<ArticleUpsert>;
+  upsertScraped(items: readonly ScrapedArticle[], seenBy: ArticleSeenBy, tx: Queryable, tagging?: RunTagging): Promise<ArticleUpsert>;
 }
 
 const GET_SQL = `SELECT ${ARTICLE_COLUMNS}, provenance, ${isoTime('last_seen_at')} FROM articles WHERE id = $1`;
@@ -151,13 +152,13 @@ export function createArticleStore(db: Database): ArticleStore {
       return rows.length > 0;
     },
 
-    async upsertScraped(items, seenBy, tx) {
+    async upsertScraped(items, seenBy, tx, tagging) {
       const unique = [...new Map(items.map((item) => [item.url_key, item])).values()];
       // The same key seen twice in a run (a listing repeating an entry, an entry and its own page):
       // the one with a body wins, else the last.
       for (const item of items) if (item.body !== null) unique[unique.findIndex((u) => u.url_key === item.url_key)] = item;
       if (unique.length === 0) return { articles: [], created: 0, updated: 0 };
-      return upsertBatch(tx, unique, seenBy);
+      return upsertBatch(tx, unique, seenBy, tagging);
     },
   };
 }
@@ -228,17 +229,11 @@ const UPSERT_SET = [
   'updated_at = now()',
 ].join(',\n       ');
 
-async function upsertBatch(tx: Queryable, items: readonly ScrapedArticle[], seenBy: ArticleSeenBy): Promise<ArticleUpsert> {
-  // One statement for any batch: the rows travel as one JSON array, read back by jsonb_to_recordset
-  // (arrays of authors and tags included, which unnest() of ragged arrays cannot carry).
-  const rows = items.map((item) => ({
-    ...item,
-    published_time: publishedInstant(item.published_at),
-    site_keys: siteKeys(item.url),
-    author_keys: [...new Set(item.authors.map((a) => a.toLowerCase()))],
-  }));
-  const stored = await tx.query<Article & { inserted: boolean }>(
-    `INSERT INTO articles (url_key, url, title, body, body_html, description, authors, published_at, modified_at, published_time, language, site_name,
+/**
+ * One statement for any batch: the rows travel as one JSON array, read back by jsonb_to_recordset
+ * (arrays of authors and tags included, which unnest() of ragged arrays cannot carry).
+ */
+const UPSERT = `INSERT INTO articles (url_key, url, title, body, body_html, description, authors, published_at, modified_at, published_time, language, site_name,
                            image_url, section, tags, word_count, site_keys, author_keys, provenance, source_url, source_key, last_seen_at, last_run)
      SELECT i.*, $2::text, $3::text, now(), $4::text
        FROM jsonb_to_recordset($1::jsonb) AS i (url_key text, url text, title text, body text, body_html text, description text, authors text[],
@@ -246,9 +241,19 @@ async function upsertBatch(tx: Queryable, items: readonly ScrapedArticle[], seen
             tags text[], word_count integer, site_keys text[], author_keys text[], provenance jsonb)
      ON CONFLICT (url_key) DO UPDATE SET
        ${UPSERT_SET}
-     RETURNING ${ARTICLE_COLUMNS}, (xmax = 0) AS inserted`,
-    [JSON.stringify(rows), seenBy.sourceUrl, seenBy.sourceKey, seenBy.runId],
-  );
+     RETURNING ${ARTICLE_COLUMNS}, (xmax = 0) AS inserted`;
+
+async function upsertBatch(tx: Queryable, items: readonly ScrapedArticle[], seenBy: ArticleSeenBy, tagging: RunTagging | undefined): Promise<ArticleUpsert> {
+  const rows = items.map((item) => ({
+    ...item,
+    published_time: publishedInstant(item.published_at),
+    site_keys: siteKeys(item.url),
+    author_keys: [...new Set(item.authors.map((a) => a.toLowerCase()))],
+  }));
+  const params = [JSON.stringify(rows), seenBy.sourceUrl, seenBy.sourceKey, seenBy.runId];
+  // The run's tags in the same statement, on the rows it wrote.
+  const tagged = tagging?.around(UPSERT, params.length);
+  const stored = await tx.query<Article & { inserted: boolean }>(tagged === undefined ? UPSERT : tagged.sql, tagged === undefined ? params : [...params, ...tagged.params]);
   let created = 0;
   const articles = stored.map(({ inserted, ...article }) => {
     if (inserted) created++;

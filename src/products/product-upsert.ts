@@ -122,20 +122,6 @@ const UPSERT = `INSERT INTO products (scrape_key, title, price, currency, descri
        END
      RETURNING ${PRODUCT_COLUMNS}, (xmax = 0) AS inserted, prior_state`;
 
-const taggedUpserts = new Map<string, string>();
-/**
- * The upsert with a tagging CTE after it. The same text object each time: the driver names prepared
- * statements by their text, and a string built afresh per page would be hashed afresh.
- */
-function taggedUpsert(cte: string): string {
-  let sql = taggedUpserts.get(cte);
-  if (sql === undefined) {
-    sql = `WITH upserted AS (${UPSERT}), ${cte} SELECT * FROM upserted`;
-    taggedUpserts.set(cte, sql);
-  }
-  return sql;
-}
-
 async function upsertBatch(tx: Queryable, items: readonly ScrapedProduct[], seenBy: SeenBy, tagging: RunTagging | undefined): Promise<UpsertResult> {
   const params = [
     items.map((i) => i.scrape_key),
@@ -155,10 +141,10 @@ async function upsertBatch(tx: Queryable, items: readonly ScrapedProduct[], seen
     seenBy.source,
   ];
   // The run's tags in the same statement, on the rows it wrote (RETURNING's order is kept through the CTE).
-  const tag = tagging?.cte('tagged', 'upserted', params.length);
+  const tagged = tagging?.around(UPSERT, params.length);
   const rows = await tx.query<Product & { inserted: boolean; prior_state: PriorState | null }>(
-    tag === undefined ? UPSERT : taggedUpsert(tag.sql),
-    tag === undefined ? params : [...params, ...tag.params],
+    tagged === undefined ? UPSERT : tagged.sql,
+    tagged === undefined ? params : [...params, ...tagged.params],
   );
   let created = 0;
   const products: Product[] = [];

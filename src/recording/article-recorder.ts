@@ -30,20 +30,17 @@ export interface ArticleRecorderDeps {
   tracker: Pick<Tracker, 'append'>;
   deliveries: Pick<WebhookDeliveries, 'fanOut'>;
   /** Every article a run saw gets the run's tags and its source's, as its products do. */
-  tags: Pick<TagStore, 'tagRun'>;
+  tags: Pick<TagStore, 'runTagging'>;
 }
 
 export function createArticleRecorder(deps: ArticleRecorderDeps): ArticleRecorder {
   return {
     async recordArticles(items, run, tx) {
       if (items.length === 0) return { articles: [], created: 0, updated: 0, events: [] };
-      const stored = await deps.articles.upsertScraped(items, { runId: run.id, sourceUrl: run.source, sourceKey: run.source }, tx);
-      await deps.tags.tagRun(
-        'article',
-        stored.articles.map((a) => a.id),
-        run,
-        tx,
-      );
+      // Tags with the rows, in the upsert's statement.
+      const tagging = deps.tags.runTagging('article', run);
+      await tagging?.ensure(tx);
+      const stored = await deps.articles.upsertScraped(items, { runId: run.id, sourceUrl: run.source, sourceKey: run.source }, tx, tagging);
       // Revisions lock nothing new (the upsert holds the article rows); the events come last.
       const pending = await deps.revisions.record(
         stored.articles.map((a) => a.id),

@@ -34,13 +34,9 @@ export interface TagStore {
   add(kind: Tagged, ids: readonly number[], names: readonly string[], tx?: Queryable): Promise<void>;
   remove(kind: Tagged, id: number, name: string): Promise<boolean>;
   /**
-   * In the run's transaction: every product (or article) it saw gets the run's own tags and its
-   * source's. One statement when there is nothing to give (a run without tags whose source has none).
-   */
-  tagRun(kind: Tagged, ids: readonly number[], run: TaggingRun, tx: Queryable): Promise<void>;
-  /**
-   * tagRun as part of the statement that writes the rows (one round trip less per page): undefined
-   * when a run could give nothing (no tags, no source).
+   * In the run's transaction, every product (or article) it saw gets the run's own tags and its
+   * source's, in the statement that writes them: undefined when a run could give nothing (no tags,
+   * no source).
    */
   runTagging(kind: Tagged, run: TaggingRun): RunTagging | undefined;
   sources(query: { limit: number; offset: number }): Promise<{ items: SourceTags[]; total: number }>;
@@ -63,17 +59,33 @@ const TAG_COLUMNS = `t.name, (SELECT count(*)::int FROM product_tags pt WHERE pt
 export interface RunTagging {
   /** Creates the run's own tags that do not exist yet: before that statement, which cannot see tags it makes itself. */
   ensure(tx: Queryable): Promise<void>;
-  /** The CTE `name AS (...)` that tags every row of `rows` (a CTE of the statement with an `id` column), its parameters numbered from $offset + 1. */
-  cte(name: string, rows: string, offset: number): { sql: string; params: unknown[] };
+  /**
+   * `upsert` (an INSERT ... RETURNING the rows with their `id`, taking `paramCount` parameters) with
+   * the tagging of what it returns after it, as one statement answering what the upsert returns.
+   */
+  around(upsert: string, paramCount: number): { sql: string; params: unknown[] };
 }
 
-/** The INSERT that gives every row of `rows` (with an `id` column) the tags named in `names` and those of the source `source` (SQL expressions). */
-function runTagInsert(kind: Tagged, rows: string, names: string, source: string): string {
-  const { table, column } = JOIN[kind];
-  return `INSERT INTO ${table} (tag_id, ${column})
-         SELECT t.id, r.id FROM ${rows} AS r
-           JOIN tags t ON t.name = ANY (${names}::text[]) OR t.id IN (SELECT s.tag_id FROM source_tags s WHERE s.source_key = ${source}::text)
-         ON CONFLICT DO NOTHING`;
+const taggedStatements: Record<Tagged, Map<string, string>> = { product: new Map(), article: new Map() };
+/**
+ * An upsert with its rows' tagging after it: the run's tags by name (the next parameter) and its
+ * source's (the one after). The same text object each time for the same upsert: the driver names
+ * prepared statements by their text, and a string built afresh per page would be hashed afresh.
+ */
+function taggedStatement(kind: Tagged, upsert: string, paramCount: number): string {
+  let sql = taggedStatements[kind].get(upsert);
+  if (sql === undefined) {
+    const { table, column } = JOIN[kind];
+    sql = `WITH upserted AS (${upsert}),
+      tagged AS (
+        INSERT INTO ${table} (tag_id, ${column})
+        SELECT t.id, r.id FROM upserted AS r
+          JOIN tags t ON t.name = ANY ($${paramCount + 1}::text[]) OR t.id IN (SELECT s.tag_id FROM source_tags s WHERE s.source_key = $${paramCount + 2}::text)
+        ON CONFLICT DO NOTHING)
+      SELECT * FROM upserted`;
+    taggedStatements[kind].set(upsert, sql);
+  }
+  return sql;
 }
 
 /** Creates the tags that do not exist yet; an existing one costs a read, not a write (no lock held by a long run). */
@@ -153,19 +165,12 @@ export function createTagStore(db: Database): TagStore {
       return rows.length > 0;
     },
 
-    async tagRun(kind, ids, run, tx) {
-      const names = run.tags ?? [];
-      if (ids.length === 0 || (names.length === 0 && run.source === null)) return;
-      await ensure(names, tx);
-      await tx.query(runTagInsert(kind, '(SELECT unnest($1::int[]) AS id)', '$2', '$3'), [ids, names, run.source]);
-    },
-
     runTagging(kind, run) {
       const names = run.tags ?? [];
       if (names.length === 0 && run.source === null) return undefined;
       return {
         ensure: (tx) => ensure(names, tx),
-        cte: (name, rows, offset) => ({ sql: `${name} AS (${runTagInsert(kind, rows, `$${offset + 1}`, `$${offset + 2}`)})`, params: [names, run.source] }),
+        around: (upsert, paramCount) => ({ sql: taggedStatement(kind, upsert, paramCount), params: [names, run.source] }),
       };
     },
 
