@@ -252,8 +252,8 @@ async function upsertBatch(tx: Queryable, items: readonly ScrapedArticle[], seen
   }));
   const params = [JSON.stringify(rows), seenBy.sourceUrl, seenBy.sourceKey, seenBy.runId];
   // The run's tags in the same statement, on the rows it wrote.
-  const tagged = tagging?.around(UPSERT, params.length);
-  const stored = await tx.query<Article & { inserted: boolean }>(tagged === undefined ? UPSERT : tagged.sql, tagged === undefined ? params : [...params, ...tagged.params]);
+  const statement = tagging?.around(UPSERT, params) ?? { sql: UPSERT, params };
+  const stored = await tx.query<Article & { inserted: boolean }>(statement.sql, statement.params);
   let created = 0;
   const articles = stored.map(({ inserted, ...article }) => {
     if (inserted) created++;

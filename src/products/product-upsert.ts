@@ -141,11 +141,8 @@ async function upsertBatch(tx: Queryable, items: readonly ScrapedProduct[], seen
     seenBy.source,
   ];
   // The run's tags in the same statement, on the rows it wrote (RETURNING's order is kept through the CTE).
-  const tagged = tagging?.around(UPSERT, params.length);
-  const rows = await tx.query<Product & { inserted: boolean; prior_state: PriorState | null }>(
-    tagged === undefined ? UPSERT : tagged.sql,
-    tagged === undefined ? params : [...params, ...tagged.params],
-  );
+  const statement = tagging?.around(UPSERT, params) ?? { sql: UPSERT, params };
+  const rows = await tx.query<Product & { inserted: boolean; prior_state: PriorState | null }>(statement.sql, statement.params);
   let created = 0;
   const products: Product[] = [];
   const sightings: ProductSighting[] = [];

@@ -60,10 +60,10 @@ export interface RunTagging {
   /** Creates the run's own tags that do not exist yet: before that statement, which cannot see tags it makes itself. */
   ensure(tx: Queryable): Promise<void>;
   /**
-   * `upsert` (an INSERT ... RETURNING the rows with their `id`, taking `paramCount` parameters) with
-   * the tagging of what it returns after it, as one statement answering what the upsert returns.
+   * `upsert` (an INSERT ... RETURNING the rows with their `id`) and its `params`, with the tagging of
+   * what it returns after it: one statement answering what the upsert returns.
    */
-  around(upsert: string, paramCount: number): { sql: string; params: unknown[] };
+  around(upsert: string, params: readonly unknown[]): { sql: string; params: unknown[] };
 }
 
 const taggedStatements: Record<Tagged, Map<string, string>> = { product: new Map(), article: new Map() };
@@ -170,7 +170,7 @@ export function createTagStore(db: Database): TagStore {
       if (names.length === 0 && run.source === null) return undefined;
       return {
         ensure: (tx) => ensure(names, tx),
-        around: (upsert, paramCount) => ({ sql: taggedStatement(kind, upsert, paramCount), params: [names, run.source] }),
+        around: (upsert, params) => ({ sql: taggedStatement(kind, upsert, params.length), params: [...params, names, run.source] }),
       };
     },
 
