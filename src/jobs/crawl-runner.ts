@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../db/queryable.js';
 import { assertAllowedUrl } from '../egress/address-guard.js';
-import { createHostLimiter, type Release } from '../egress/host-limiter.js';
+import { createHostLimiter } from '../egress/host-limiter.js';
 import type { FetchedPage, PageFetcher } from '../egress/page-fetcher.js';
 import { RunCancelled, toProblem, UpstreamFailed, type HttpProblem } from '../problems.js';
 import type { Queue, WorkContext } from '../queue/queue.js';
@@ -76,10 +76,6 @@ export function createCrawlRunner(deps: CrawlRunnerDeps): CrawlRunner {
   // at once (job-system.ts), so a freed slot starts the next fetch at once while the page before it is
   // extracted and committed.
   const fetchSlots = createHostLimiter(Math.max(1, deps.settings.workerConcurrency));
-  // Of the pages in hand, at most twice the fetch slots' are opened (checked against a cancel) before their
-  // fetch; the rest wait unopened. However far ahead the queue hands out pages, a crawl fetches no more than
-  // that many pages once it is cancelled.
-  const openSlots = createHostLimiter(2 * Math.max(1, deps.settings.workerConcurrency));
 
   // The page that continues a listing chain ("next") is handed out before the pages found before it, as
   // a crawler reading a catalogue would: the chain is what leads on to everything else.
@@ -129,11 +125,8 @@ export function createCrawlRunner(deps: CrawlRunnerDeps): CrawlRunner {
     return entry;
   };
 
-  /**
-   * A page fetched (or rendered) while it holds one of the process's fetch slots, which it gives back with its
-   * open slot; its host's pace learns how it answered.
-   */
-  const fetchInSlot = async (url: string, request: JobRequest, trusted: boolean, signal: AbortSignal, opened: Release): Promise<FetchedPage> => {
+  /** A page fetched (or rendered) while it holds one of the process's fetch slots; its host's pace learns how it answered. */
+  const fetchInSlot = async (url: string, request: JobRequest, trusted: boolean, signal: AbortSignal): Promise<FetchedPage> => {
     const release = await fetchSlots.acquire('fetch', signal);
     const started = performance.now();
     let answer: HostAnswer;
@@ -147,7 +140,6 @@ export function createCrawlRunner(deps: CrawlRunnerDeps): CrawlRunner {
       throw error;
     } finally {
       release();
-      opened();
       // Off the slot, and never the page's failure: a pace not adapted once is adapted at the next answer.
       if (!signal.aborted) void deps.pace.answered(url, trusted, answer!).catch(() => undefined);
     }
@@ -214,116 +206,107 @@ export function createCrawlRunner(deps: CrawlRunnerDeps): CrawlRunner {
       const running = await crawlJob(page.job_id);
       if (running === undefined || FINAL_STATUSES.has(running.job.status)) return;
       const { job, request, policy } = running;
+      // Fresh, not cached: a cancelled crawl fetches nothing more, and a message delivered again after its
+      // page was stored (its handler failed after the commit, say) does not fetch the page twice.
+      if (!(await jobs.pageOpen(page.id))) return;
       using signal = deps.runSignal(job.id, context);
-      const opened = await openSlots.acquire('open', signal).catch((error: unknown) => {
-        if (error instanceof RunCancelled) return undefined;
-        throw error;
-      });
-      if (opened === undefined) return;
+      const trusted = request.url === undefined;
       try {
-        // Fresh, not cached: a cancelled crawl fetches nothing more, and a message delivered again after its
-        // page was stored (its handler failed after the commit, say) does not fetch the page twice.
-        if (!(await jobs.pageOpen(page.id))) return;
-        const trusted = request.url === undefined;
-        try {
-          // A retry takes a new moment: the one reserved before the failure (a 429 that moved the host's, say) is past.
-          const retriedWhileWaiting = page.polite_at !== undefined && context.retryCount > 0;
-          if (page.polite_at === undefined || retriedWhileWaiting) {
-            const waitMs = await deps.pace.slot(page.url, trusted);
-            // A message already waiting under the page's waiting id cannot go back under that id: it waits here.
-            if (waitMs > SLEEP_IN_SLOT_MS && !retriedWhileWaiting) {
-              // Politeness to one host costs no other host a slot: the page waits in the queue, not here.
-              const polite_at = Date.now() + waitMs;
-              await deps.queue.enqueue<QueuedPage>(JOB_QUEUES.page, [{ id: waitingMessageId(page.id), data: { ...page, polite_at } }], { delayMs: waitMs });
-              return;
-            }
-            await sleep(waitMs, signal);
-          } else {
-            await sleep(page.polite_at - Date.now(), signal); // its moment was reserved when it went back
+        // A retry takes a new moment: the one reserved before the failure (a 429 that moved the host's, say) is past.
+        const retriedWhileWaiting = page.polite_at !== undefined && context.retryCount > 0;
+        if (page.polite_at === undefined || retriedWhileWaiting) {
+          const waitMs = await deps.pace.slot(page.url, trusted);
+          // A message already waiting under the page's waiting id cannot go back under that id: it waits here.
+          if (waitMs > SLEEP_IN_SLOT_MS && !retriedWhileWaiting) {
+            // Politeness to one host costs no other host a slot: the page waits in the queue, not here.
+            const polite_at = Date.now() + waitMs;
+            await deps.queue.enqueue<QueuedPage>(JOB_QUEUES.page, [{ id: waitingMessageId(page.id), data: { ...page, polite_at } }], { delayMs: waitMs });
+            return;
           }
-          const loaded = await fetchInSlot(page.url, request, trusted, signal, opened);
-          signal.throwIfAborted();
-          // Links are read at max_depth too, only to count what the depth cut.
-          const processed = await processPage(
-            loaded,
-            deps.extract,
-            {
-              ...(request.selectors ? { selectors: request.selectors as Selectors } : {}),
-              links: policy.followLinks,
-            },
-            { signal, timeoutMs: request.timeout_ms ?? deps.settings.defaultTimeoutMs },
-          );
-          // The page's "next" link first: when the budget runs short, the listing chain that leads on to
-          // everything else is what is kept, not the last of the sidebar and cards before it.
-          const links = processed.nextUrl === null ? (processed.links ?? []) : [processed.nextUrl, ...(processed.links ?? [])];
-          const nextKey = processed.nextUrl === null ? null : urlKey(processed.nextUrl);
-          const linked = policy.followLinks ? links.filter((url) => policy.accepts(url)).map((url) => ({ url, depth: page.depth + 1 })) : [];
-          const discovered = frontierEntries(linked);
-          const tooDeep = page.depth >= policy.maxDepth;
-          const raw = processed.items.map((item) => ({ ...item, page_url: processed.url }));
-          const rawArticles = processed.articles.map((article) => loggedArticle(article));
-          let pending: number | undefined;
-          const written = await deps.db
-            .transaction(async (tx) => {
-              // What the page holds is written first, its bookkeeping last, in one statement that locks the
-              // crawl's job row (crawl-page-store.ts): pages of a crawl commit in parallel, and the lock that
-              // orders them against a cancel and the crawl's budget is held only from there to the commit.
-              const stored = await storePages({ products: deps.recorder, articles: deps.articles }, [processed], crawlRun(job), tx);
-              const settled = await storeCrawlPage(
-                {
-                  jobId: job.id,
-                  pageId: page.id,
-                  outcome: {
-                    pageType: processed.page_type,
-                    products: processed.items.length,
-                    items: raw,
-                    articles: rawArticles,
-                    durationMs: elapsed(),
-                    siteRuleWarning: siteRuleWarning(processed),
-                  },
-                  links: discovered,
-                  maxPages: policy.maxPages,
-                  tooDeep,
-                  progress: {
-                    productsFound: processed.items.length,
-                    created: stored.created,
-                    updated: stored.updated,
-                    articlesFound: processed.articles.length,
-                    articlesCreated: stored.articlesCreated,
-                    articlesUpdated: stored.articlesUpdated,
-                  },
-                },
-                tx,
-              );
-              // The crawl ended, or a delivery of the same page got here first: what was written above is rolled back.
-              if (settled.ended || !settled.settled) throw new PageNotStored();
-              await enqueuePages(job.id, settled.added, tx, nextKey);
-              pending = settled.pending;
-              return stored.events;
-            })
-            .catch((error: unknown) => {
-              if (error instanceof PageNotStored) return [];
-              throw error;
-            });
-          deps.recorder.published(written);
-          if (pending !== undefined) deps.changed(job.id);
-          if (pending === 0) await finishIfDone(job.id);
-        } catch (error) {
-          const problem = toProblem(error);
-          if (problem instanceof RunCancelled) return;
-          if ((problem.retryable || signal.aborted) && context.retryCount < context.retryLimit) throw error;
-          await deps.db.transaction(async (tx) => {
-            const locked = await jobs.lock(job.id, tx);
-            if (locked === undefined || FINAL_STATUSES.has(locked.status)) return;
-            if (await jobs.settlePage(page.id, { status: 'failed', error: { ...errorOf(problem), url: page.url }, durationMs: elapsed() }, tx)) {
-              await jobs.addProgress(job.id, { pagesFailed: 1 }, tx);
-            }
-          });
-          deps.changed(job.id);
-          await finishIfDone(job.id);
+          await sleep(waitMs, signal);
+        } else {
+          await sleep(page.polite_at - Date.now(), signal); // its moment was reserved when it went back
         }
-      } finally {
-        opened();
+        const loaded = await fetchInSlot(page.url, request, trusted, signal);
+        signal.throwIfAborted();
+        // Links are read at max_depth too, only to count what the depth cut.
+        const processed = await processPage(
+          loaded,
+          deps.extract,
+          {
+            ...(request.selectors ? { selectors: request.selectors as Selectors } : {}),
+            links: policy.followLinks,
+          },
+          { signal, timeoutMs: request.timeout_ms ?? deps.settings.defaultTimeoutMs },
+        );
+        // The page's "next" link first: when the budget runs short, the listing chain that leads on to
+        // everything else is what is kept, not the last of the sidebar and cards before it.
+        const links = processed.nextUrl === null ? (processed.links ?? []) : [processed.nextUrl, ...(processed.links ?? [])];
+        const nextKey = processed.nextUrl === null ? null : urlKey(processed.nextUrl);
+        const linked = policy.followLinks ? links.filter((url) => policy.accepts(url)).map((url) => ({ url, depth: page.depth + 1 })) : [];
+        const discovered = frontierEntries(linked);
+        const tooDeep = page.depth >= policy.maxDepth;
+        const raw = processed.items.map((item) => ({ ...item, page_url: processed.url }));
+        const rawArticles = processed.articles.map((article) => loggedArticle(article));
+        let pending: number | undefined;
+        const written = await deps.db
+          .transaction(async (tx) => {
+            // What the page holds is written first, its bookkeeping last, in one statement that locks the
+            // crawl's job row (crawl-page-store.ts): pages of a crawl commit in parallel, and the lock that
+            // orders them against a cancel and the crawl's budget is held only from there to the commit.
+            const stored = await storePages({ products: deps.recorder, articles: deps.articles }, [processed], crawlRun(job), tx);
+            const settled = await storeCrawlPage(
+              {
+                jobId: job.id,
+                pageId: page.id,
+                outcome: {
+                  pageType: processed.page_type,
+                  products: processed.items.length,
+                  items: raw,
+                  articles: rawArticles,
+                  durationMs: elapsed(),
+                  siteRuleWarning: siteRuleWarning(processed),
+                },
+                links: discovered,
+                maxPages: policy.maxPages,
+                tooDeep,
+                progress: {
+                  productsFound: processed.items.length,
+                  created: stored.created,
+                  updated: stored.updated,
+                  articlesFound: processed.articles.length,
+                  articlesCreated: stored.articlesCreated,
+                  articlesUpdated: stored.articlesUpdated,
+                },
+              },
+              tx,
+            );
+            // The crawl ended, or a delivery of the same page got here first: what was written above is rolled back.
+            if (settled.ended || !settled.settled) throw new PageNotStored();
+            await enqueuePages(job.id, settled.added, tx, nextKey);
+            pending = settled.pending;
+            return stored.events;
+          })
+          .catch((error: unknown) => {
+            if (error instanceof PageNotStored) return [];
+            throw error;
+          });
+        deps.recorder.published(written);
+        if (pending !== undefined) deps.changed(job.id);
+        if (pending === 0) await finishIfDone(job.id);
+      } catch (error) {
+        const problem = toProblem(error);
+        if (problem instanceof RunCancelled) return;
+        if ((problem.retryable || signal.aborted) && context.retryCount < context.retryLimit) throw error;
+        await deps.db.transaction(async (tx) => {
+          const locked = await jobs.lock(job.id, tx);
+          if (locked === undefined || FINAL_STATUSES.has(locked.status)) return;
+          if (await jobs.settlePage(page.id, { status: 'failed', error: { ...errorOf(problem), url: page.url }, durationMs: elapsed() }, tx)) {
+            await jobs.addProgress(job.id, { pagesFailed: 1 }, tx);
+          }
+        });
+        deps.changed(job.id);
+        await finishIfDone(job.id);
       }
     },
   };

@@ -203,9 +203,8 @@ for (const backend of backends()) {
         },
         { withinMs: 300_000, everyMs: 500 },
       );
-      // What was opened when the cancel landed may still have gone out: a worker claims three times its
-      // fetch slots (WORKER_CONCURRENCY 4 here) and opens at most twice, so that a freed slot fetches the
-      // next page at once.
+      // What was claimed when the cancel landed may still have gone out: a worker claims twice its fetch
+      // slots (WORKER_CONCURRENCY 4 here), so that a freed slot fetches the next page at once.
       assert.ok(afterAnswer - atCancel <= 8, `${afterAnswer - atCancel} pages fetched while the cancel was answered (${onTheWire} on the wire at the cancel)`);
       assert.equal(fetched(), afterAnswer, 'no page fetched after the answer');
       const job = await get(id);
