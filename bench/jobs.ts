@@ -58,11 +58,12 @@ interface JobAnswer {
   progress: { pages_done: number; products_found: number };
 }
 
-async function startWorkers(count: number, databaseUrl: string, concurrency: number): Promise<Child[]> {
+async function startWorkers(count: number, databaseUrl: string, concurrency: number, cpuProfDir?: string): Promise<Child[]> {
+  const profile = cpuProfDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`];
   const workers = Array.from({ length: count }, (_, i) =>
     startChild(
       `worker ${i + 1}`,
-      ['dist/worker/server.js'],
+      [...profile, 'dist/worker/server.js'],
       {
         DATABASE_URL: databaseUrl,
         WORKER_CONCURRENCY: String(concurrency),
@@ -170,9 +171,9 @@ export async function measureJobCrawl(
   apiUrl: string,
   db: BenchDatabase,
   siteUrl: string,
-  options: { label: string; workers: number; concurrency: number; expectedPages: number; latencyMs: number; warmUpSiteUrl?: string },
+  options: { label: string; workers: number; concurrency: number; expectedPages: number; latencyMs: number; warmUpSiteUrl?: string; cpuProfDir?: string },
 ): Promise<JobCrawlFigures> {
-  const workers = await startWorkers(options.workers, db.url, options.concurrency);
+  const workers = await startWorkers(options.workers, db.url, options.concurrency, options.cpuProfDir);
   try {
     if (options.warmUpSiteUrl !== undefined) await crawlCatalogue(apiUrl, options.warmUpSiteUrl, `${options.label} (warm-up)`, options.expectedPages);
     const measured = await withFootprint(
@@ -196,11 +197,12 @@ export async function measureJobCrawl(
 export async function measurePgliteJobCrawl(
   dataDir: string,
   siteUrl: string,
-  options: { label: string; concurrency: number; expectedPages: number; latencyMs: number; warmUpSiteUrl?: string },
+  options: { label: string; concurrency: number; expectedPages: number; latencyMs: number; warmUpSiteUrl?: string; cpuProfDir?: string },
 ): Promise<JobCrawlFigures> {
   const main = await startMain({
     label: 'PGlite crawl',
     dataDir,
+    ...(options.cpuProfDir === undefined ? {} : { cpuProfDir: options.cpuProfDir }),
     demoSiteUrl: `${siteUrl}books/`,
     env: { WORKERS: '1', WORKER_CONCURRENCY: String(options.concurrency) },
   });

@@ -4,8 +4,8 @@
 // alternating ours and the ceiling; warm-up is min(2, that)),
 // BENCH_ONLY (comma list of http,scrape,memory,growth,jobs,tracking,logging,startup,articles), BENCH_DATABASE_URL (an administrative
 // PostgreSQL URL; a fresh bench_* database is created there and dropped at the end), BENCH_SKIP_BUILD=1
-// (use the existing dist/), BENCH_CPU_PROF=1 (V8 CPU profile of the PostgreSQL main service into
-// bench/results/), BENCH_GROWTH_ROWS (PostgreSQL, default 1000,10000,100000,1000000), BENCH_PGLITE_SEARCH_ROWS
+// (use the existing dist/), BENCH_CPU_PROF=1 (V8 CPU profiles into bench/results/cpu-<timestamp>/: the PostgreSQL
+// main service's, and each whole-site crawl row's worker processes' or PGlite service's in a folder named after the row), BENCH_GROWTH_ROWS (PostgreSQL, default 1000,10000,100000,1000000), BENCH_PGLITE_SEARCH_ROWS
 // (the searches on PGlite, default 1000,100000,1000000; seeding the million takes about two minutes), BENCH_ARTICLE_ROWS
 // (article search on PostgreSQL and PGlite, default 100000,1000000; BENCH_PGLITE_ARTICLE_ROWS sets PGlite's alone), BENCH_HTTP_ROWS
 // (comma list: only the HTTP rows whose endpoint contains one of them, e.g. `POST /products,limit=1000`),
@@ -1047,6 +1047,8 @@ async function main(): Promise<number> {
       const noScrapy = scrapyMissing();
       if (noScrapy !== undefined) results.scrapyMissing = noScrapy;
       // What the site saw of each crawl: the traffic counted since the call before it is dropped first.
+      // BENCH_CPU_PROF=1: each crawl row's crawling processes write their CPU profiles into a folder of their own.
+      const profiled = (label: string) => (s.cpuProf ? { cpuProfDir: join(resultsDir, `cpu-${startedAt.replace(/:/g, '-')}`, label.replace(/[^a-z0-9]+/gi, '-')) } : {});
       const seenBy = async (site: FixtureSite, measure: () => Promise<JobCrawlFigures>): Promise<JobCrawlFigures> => {
         site.traffic();
         const figures = await measure();
@@ -1068,6 +1070,7 @@ async function main(): Promise<number> {
               concurrency: 8,
               expectedPages: pages - 2,
               latencyMs: 0,
+              ...profiled(`no added latency, ${workers} workers`),
             }),
           ),
         );
@@ -1090,6 +1093,7 @@ async function main(): Promise<number> {
                 concurrency: 8,
                 expectedPages: pages - 2,
                 latencyMs,
+                ...profiled(`${latencyMs} ms, ${workers} workers`),
               }),
             ),
           );
@@ -1108,6 +1112,7 @@ async function main(): Promise<number> {
                 expectedPages: pages - 2,
                 latencyMs,
                 warmUpSiteUrl: fixture.url,
+                ...profiled(`${latencyMs} ms, ${workers} workers, warm`),
               }),
             ),
           );
@@ -1121,7 +1126,9 @@ async function main(): Promise<number> {
         const dir = mkdtempSync(join(tmpdir(), 'bench-pglite-crawl-'));
         cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
         results.jobs.push(
-          await seenBy(site, () => measurePgliteJobCrawl(dir, site.url, { label: `PGlite, ${label}, 1 worker`, concurrency: 8, expectedPages: pages - 2, latencyMs })),
+          await seenBy(site, () =>
+            measurePgliteJobCrawl(dir, site.url, { label: `PGlite, ${label}, 1 worker`, concurrency: 8, expectedPages: pages - 2, latencyMs, ...profiled(`PGlite, ${label}`) }),
+          ),
         );
         if (latencyMs === warmLatencyMs) {
           log(`jobs: the same crawl on PGlite (${label}), by a service that crawled the other site first`);
@@ -1135,6 +1142,7 @@ async function main(): Promise<number> {
                 expectedPages: pages - 2,
                 latencyMs,
                 warmUpSiteUrl: fixture.url,
+                ...profiled(`PGlite, ${label}, warm`),
               }),
             ),
           );
