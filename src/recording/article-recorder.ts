@@ -38,8 +38,7 @@ export function createArticleRecorder(deps: ArticleRecorderDeps): ArticleRecorde
     async recordArticles(items, run, tx) {
       if (items.length === 0) return { articles: [], created: 0, updated: 0, events: [] };
       // Tags with the rows, in the upsert's statement.
-      const tagging = deps.tags.runTagging('article', run);
-      await tagging?.ensure(tx);
+      const tagging = await deps.tags.runTagging('article', run, tx);
       const stored = await deps.articles.upsertScraped(items, { runId: run.id, sourceUrl: run.source, sourceKey: run.source }, tx, tagging);
       // Revisions lock nothing new (the upsert holds the article rows); the events come last.
       const pending = await deps.revisions.record(

@@ -90,8 +90,7 @@ export function createProductRecorder(deps: ProductRecorderDeps): ProductRecorde
     async recordScraped(items, run, tx, options = {}) {
       // Tags with the rows, in the upsert's statement: a rule scoped to a tag judges this run's changes
       // with the tags the run gives.
-      const tagging = deps.tags.runTagging('product', run);
-      await tagging?.ensure(tx);
+      const tagging = await deps.tags.runTagging('product', run, tx);
       const stored = await products.upsertScraped(items, { runId: run.id, source: run.source }, tx, tagging);
       const events = await record(stored.sightings, run, tx, options.complete === true);
       return { products: stored.products, created: stored.created, updated: stored.updated, events };

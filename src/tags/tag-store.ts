@@ -35,10 +35,11 @@ export interface TagStore {
   remove(kind: Tagged, id: number, name: string): Promise<boolean>;
   /**
    * In the run's transaction, every product (or article) it saw gets the run's own tags and its
-   * source's, in the statement that writes them: undefined when a run could give nothing (no tags,
-   * no source).
+   * source's, in the statement that writes them. The run's own tags are created here first (that
+   * statement cannot see tags it makes itself); undefined when a run could give nothing (no tags, no
+   * source).
    */
-  runTagging(kind: Tagged, run: TaggingRun): RunTagging | undefined;
+  runTagging(kind: Tagged, run: TaggingRun, tx: Queryable): Promise<RunTagging | undefined>;
   sources(query: { limit: number; offset: number }): Promise<{ items: SourceTags[]; total: number }>;
   source(source: string): Promise<SourceTags | undefined>;
   /**
@@ -55,10 +56,8 @@ const TAG_COLUMNS = `t.name, (SELECT count(*)::int FROM product_tags pt WHERE pt
   COALESCE((SELECT jsonb_agg(s.source_key ORDER BY s.source_key) FROM source_tags s WHERE s.tag_id = t.id), '[]'::jsonb) AS sources,
   ${isoTime('t.created_at')} AS created_at`;
 
-/** A run's tagging inside the statement that writes its rows. */
+/** A run's tagging inside the statement that writes its rows (its own tags exist by then). */
 export interface RunTagging {
-  /** Creates the run's own tags that do not exist yet: before that statement, which cannot see tags it makes itself. */
-  ensure(tx: Queryable): Promise<void>;
   /**
    * `upsert` (an INSERT ... RETURNING the rows with their `id`) and its `params`, with the tagging of
    * what it returns after it: one statement answering what the upsert returns.
@@ -165,11 +164,11 @@ export function createTagStore(db: Database): TagStore {
       return rows.length > 0;
     },
 
-    runTagging(kind, run) {
+    async runTagging(kind, run, tx) {
       const names = run.tags ?? [];
       if (names.length === 0 && run.source === null) return undefined;
+      await ensure(names, tx);
       return {
-        ensure: (tx) => ensure(names, tx),
         around: (upsert, params) => ({ sql: taggedStatement(kind, upsert, params.length), params: [...params, names, run.source] }),
       };
     },
