@@ -30,6 +30,8 @@ import { FINAL_STATUSES, type FrontierEntry, type JobStore } from './job-store.j
 
 /** How often a crawl still reading its sitemaps tells that it is alive. */
 const HEARTBEAT_MS = 1000;
+/** Sitemap pages queued per transaction: the first are fetched while the rest are still being queued. */
+const ADMIT_SLICE = 250;
 
 const NO_FRONTIER: NonNullable<Job['error']> = {
   type: 'urn:data-aggregator:problem:crawl-not-seeded',
@@ -188,13 +190,24 @@ export function createCrawlRunner(deps: CrawlRunnerDeps): CrawlRunner {
       using signal = deps.runSignal(job.id, context);
       // The crawl says it is alive meanwhile, so that no sweep takes it for one whose worker died.
       const heartbeat = setInterval(() => void jobs.touch(job.id).catch(() => undefined), HEARTBEAT_MS);
-      let sitemap: { urls: string[] };
+      // Each sitemap's pages are queued as soon as it is read, a slice at a time: the crawl fetches them while
+      // the rest of an index is still read, and no admission holds the job row (which every page's commit
+      // takes) for long.
+      const admitListed = async (urls: string[]): Promise<boolean> => {
+        const entries = frontierEntries(urls.filter((url) => policy.accepts(url)).map((url) => ({ url, depth: 1 })));
+        for (let at = 0; at < entries.length; at += ADMIT_SLICE) {
+          if (!(await admit(entries.slice(at, at + ADMIT_SLICE), true))) return false;
+          deps.changed(job.id);
+        }
+        return true;
+      };
       try {
-        sitemap = await readSitemaps(sourceUrl, deps.fetcher, { trusted, timeoutMs: request.timeout_ms ?? deps.settings.defaultTimeoutMs, signal, limit: policy.maxPages });
+        const timeoutMs = request.timeout_ms ?? deps.settings.defaultTimeoutMs;
+        await readSitemaps(sourceUrl, deps.fetcher, { trusted, timeoutMs, signal, limit: policy.maxPages, onUrls: admitListed });
       } finally {
         clearInterval(heartbeat);
       }
-      await admit(frontierEntries(sitemap.urls.filter((url) => policy.accepts(url)).map((url) => ({ url, depth: 1 }))), false);
+      await admit([], false);
       deps.changed(job.id);
       // Its pages may all be done already (the sitemap had nothing new, say).
       await finishIfDone(job.id);

@@ -34,6 +34,12 @@ export interface SitemapOptions {
   signal?: AbortSignal;
   /** Stop once this many page URLs are known. */
   limit: number;
+  /**
+   * Given, each sitemap's new page URLs as soon as that sitemap is read, awaited before the next one is;
+   * answering false stops the reading. A crawl queues its first sitemap's pages while the rest of a large
+   * index is still being fetched. Its failure is the reading's failure, not that sitemap's.
+   */
+  onUrls?: (urls: string[]) => Promise<boolean>;
 }
 
 /**
@@ -67,8 +73,10 @@ export async function readSitemaps(startUrl: string, fetcher: Pick<PageFetcher, 
   const seen = new Set<string>();
   const urls = new Set<string>();
   const result: SitemapResult = { urls: [], sitemaps: [] };
+  let handedOver = 0;
+  let wanted = true;
   try {
-    while (queue.length > 0 && seen.size < MAX_SITEMAPS && urls.size < options.limit) {
+    while (wanted && queue.length > 0 && seen.size < MAX_SITEMAPS && urls.size < options.limit) {
       const { url, level } = queue.shift()!;
       if (seen.has(url)) continue;
       seen.add(url);
@@ -90,6 +98,12 @@ export async function readSitemaps(startUrl: string, fetcher: Pick<PageFetcher, 
         fetches.delete(url);
         if (options.signal?.aborted) throw error;
         result.sitemaps.push({ url, urls: entries, error: error instanceof Error ? error.message : String(error) });
+      }
+      // What a broken sitemap gave before it broke counts as well.
+      if (options.onUrls !== undefined && urls.size > handedOver) {
+        const fresh = [...urls].slice(handedOver);
+        handedOver = urls.size;
+        wanted = await options.onUrls(fresh);
       }
     }
   } finally {

@@ -63,6 +63,54 @@ describe('readSitemaps', () => {
     }
   });
 
+  test("onUrls is handed each sitemap's new pages as soon as it is read, before the next is; answering false stops the reading", async () => {
+    const handed: string[][] = [];
+    const detail = site.hold('/sitemaps/books-detail.xml.gz');
+    try {
+      const reading = readSitemaps(`${site.url}books/`, fetcher, {
+        trusted: false,
+        timeoutMs: 10_000,
+        limit: 1000,
+        onUrls: async (urls) => {
+          handed.push(urls.map((url) => url.replace(site.url, '/')));
+          return true;
+        },
+      });
+      await until('the listing sitemap handed over while the detail sitemap is unanswered', () => handed.length === 1, { withinMs: 5000 });
+      assert.deepEqual(handed[0], ['/books/', '/books/catalogue/page-2.html', '/books/catalogue/page-3.html']);
+      detail.release();
+      const result = await reading;
+      assert.equal(handed.length, 2);
+      assert.equal(handed[1]?.length, 60);
+      assert.deepEqual(
+        handed.flat(),
+        result.urls.map((url) => url.replace(site.url, '/')),
+        'each page once, in the order read',
+      );
+    } finally {
+      detail.release();
+    }
+
+    const stopped = await readSitemaps(`${site.url}books/`, fetcher, { trusted: false, timeoutMs: 5000, limit: 1000, onUrls: async () => false });
+    assert.deepEqual(
+      stopped.sitemaps.map((s) => s.url.replace(site.url, '/')),
+      ['/sitemap.xml', '/sitemaps/books-pages.xml'],
+      'no sitemap is read after onUrls answered false',
+    );
+  });
+
+  test('a failing onUrls fails the reading: it is not one broken sitemap among others', async () => {
+    const failing = readSitemaps(`${site.url}books/`, fetcher, {
+      trusted: false,
+      timeoutMs: 5000,
+      limit: 1000,
+      onUrls: async () => {
+        throw new Error('the frontier could not be written');
+      },
+    });
+    await assert.rejects(failing, /the frontier could not be written/);
+  });
+
   test('the limit stops reading early', async () => {
     const result = await readSitemaps(`${site.url}books/`, fetcher, { trusted: false, timeoutMs: 5000, limit: 5 });
     assert.equal(result.urls.length, 5);
