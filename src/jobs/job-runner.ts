@@ -7,14 +7,16 @@ import type { ScrapeRequest } from '../scraping/scrape-schema.js';
 import { errorOf, type CrawlRunner } from './crawl-runner.js';
 import { waitingMessageId } from './host-politeness.js';
 import { JOB_QUEUES, type JobMessage, type QueuedPage, type ScheduleMessage } from './job-queues.js';
+import type { CancelRequests } from './cancel-requests.js';
 import type { Job } from './job-schema.js';
 import type { JobService } from './job-service.js';
 import { FINAL_STATUSES, type JobStore } from './job-store.js';
 
 export interface JobRunnerDeps {
   jobs: JobStore;
+  cancels: Pick<CancelRequests, 'unfinished'>;
   queue: Pick<Queue, 'states'>;
-  service: Pick<JobService, 'fireSchedule'>;
+  service: Pick<JobService, 'fireSchedule' | 'cancel'>;
   scraper: Pick<Scraper, 'scrape'>;
   crawls: CrawlRunner;
   db: Pick<Database, 'transaction'>;
@@ -105,6 +107,8 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
 
     async sweep() {
       for (const jobId of await jobs.stalledCrawls()) await deps.crawls.finishIfDone(jobId);
+      // A cancel whose process died between writing it and ending the job: its pages no longer open.
+      for (const jobId of await deps.cancels.unfinished(60)) await deps.service.cancel(jobId).catch(() => undefined);
       // A message the queue gave up on (its worker died on every try) leaves our row behind.
       for (const job of await jobs.quietRunning(60)) {
         if (job.kind === 'scrape') {

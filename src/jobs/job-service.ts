@@ -5,6 +5,7 @@ import { HttpProblem, NotFound, ValidationFailed } from '../problems.js';
 import type { Queue } from '../queue/queue.js';
 import type { LogStore } from '../scrape-logs/log-store.js';
 import { checkScrapeRequest } from '../scraping/scrape-request.js';
+import type { CancelRequests } from './cancel-requests.js';
 import { compileGlob } from './crawl-glob.js';
 import { writeCrawlLog } from './crawl-log.js';
 import { waitingMessageId } from './host-politeness.js';
@@ -44,6 +45,7 @@ export interface JobService {
 export interface JobServiceDeps {
   db: Database;
   jobs: JobStore;
+  cancels: CancelRequests;
   schedules: ScheduleStore;
   logs: LogStore;
   queue: Pick<Queue, 'enqueue' | 'cancel' | 'unschedule' | 'nextRun'>;
@@ -172,11 +174,29 @@ export function createJobService(deps: JobServiceDeps): JobService {
     },
 
     async cancel(id) {
-      const job = await jobs.get(id);
-      if (job === undefined) throw new NotFound(`Job ${id} does not exist.`);
-      if (job.status === 'cancelled') return job;
-      if (FINAL_STATUSES.has(job.status)) throw new JobAlreadyEnded(job);
-      const cancelled = await jobs.finish(id, 'cancelled', { type: 'urn:data-aggregator:problem:cancelled', status: 409, detail: 'Cancelled by request.' });
+      // This process's pages of the crawl stop at once, before the job is even read (the pool may be busy
+      // with them); the other workers' once the request is written. Ending the job comes last: it waits
+      // for the pages committing under the job row's lock (crawl-page-store.ts).
+      const unheard = deps.cancels.hear(id);
+      let requested = false;
+      let job: Job | undefined;
+      let cancelled: Job | undefined;
+      try {
+        job = await jobs.get(id);
+        if (job === undefined) throw new NotFound(`Job ${id} does not exist.`);
+        if (job.status === 'cancelled') return job;
+        if (FINAL_STATUSES.has(job.status)) throw new JobAlreadyEnded(job);
+        if (job.kind === 'crawl') {
+          await deps.cancels.request(id);
+          requested = true;
+        }
+        cancelled = await jobs.finish(id, 'cancelled', { type: 'urn:data-aggregator:problem:cancelled', status: 409, detail: 'Cancelled by request.' });
+      } catch (error) {
+        // The job goes on, and so do its pages (a request left by a process that died here is ended by the sweep).
+        unheard();
+        if (requested) await deps.cancels.withdraw(id).catch(() => undefined);
+        throw error;
+      }
       if (cancelled === undefined) {
         const now = (await jobs.get(id))!;
         if (now.status === 'cancelled') return now;

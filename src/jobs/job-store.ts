@@ -135,8 +135,8 @@ export interface JobStore {
   settlePage(pageId: string, outcome: PageOutcome, tx: Queryable): Promise<boolean>;
   /**
    * Whether a frontier page is still to be fetched, read fresh before each fetch (one primary-key
-   * lookup): a redelivered message whose page is already settled, or a page of a crawl that has ended,
-   * fetches nothing.
+   * lookup): a redelivered message whose page is already settled, or a page of a crawl that has ended or
+   * whose cancel was requested, fetches nothing.
    */
   pageOpen(pageId: string): Promise<boolean>;
   /** Ids of a crawl's pending pages, `limit` at most, after `after` (ids in order): read in slices. */
@@ -347,9 +347,11 @@ export function createJobStore(db: Database): JobStore {
     },
 
     async pageOpen(pageId) {
-      const rows = await db.query(`SELECT 1 FROM crawl_frontier f JOIN jobs j ON j.id = f.job_id WHERE f.id = $1 AND f.status = 'pending' AND j.status IN ('queued', 'running')`, [
-        pageId,
-      ]);
+      const rows = await db.query(
+        `SELECT 1 FROM crawl_frontier f JOIN jobs j ON j.id = f.job_id
+          WHERE f.id = $1 AND f.status = 'pending' AND j.status IN ('queued', 'running') AND NOT EXISTS (SELECT 1 FROM job_cancel_requests c WHERE c.job_id = j.id)`,
+        [pageId],
+      );
       return rows.length > 0;
     },
 

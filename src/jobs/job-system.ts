@@ -8,6 +8,7 @@ import { interruptDeadRuns, type LogStore } from '../scrape-logs/log-store.js';
 import type { PageExtractor } from '../scraping/extract/pool.js';
 import type { PageLoader } from '../scraping/page-loader.js';
 import type { Scraper } from '../scraping/scrape-run.js';
+import { createCancelRequests } from './cancel-requests.js';
 import { createCrawlRunner } from './crawl-runner.js';
 import { createHostPace, type AutoThrottleSettings } from './host-politeness.js';
 import { createJobEvents, type JobEvents } from './job-events.js';
@@ -59,6 +60,7 @@ const SWEEP_MS = 15_000;
 export function createJobSystem(deps: JobSystemDeps): JobSystem {
   for (const [name, policy] of Object.entries(JOB_POLICIES)) deps.queue.define(name, policy);
   const jobs = createJobStore(deps.db);
+  const cancels = createCancelRequests(deps.db);
   const schedules = createScheduleStore(deps.db);
   const events = createJobEvents(jobs);
   const changed = (jobId: string) => events.changed(jobId);
@@ -66,6 +68,7 @@ export function createJobSystem(deps: JobSystemDeps): JobSystem {
   const service = createJobService({
     db: deps.db,
     jobs,
+    cancels,
     schedules,
     logs: deps.logs,
     queue: deps.queue,
@@ -87,10 +90,21 @@ export function createJobSystem(deps: JobSystemDeps): JobSystem {
     articles: deps.articles,
     pace: createHostPace(deps.db, deps.fetcher, settings.autothrottle ?? undefined),
     changed,
+    cancels,
     runSignal: (jobId, context) => jobSignal(jobs, jobId, context),
     settings,
   });
-  const runner = createJobRunner({ db: deps.db, jobs, queue: deps.queue, service, scraper: deps.scraper, crawls, changed, ...(deps.logger ? { logger: deps.logger } : {}) });
+  const runner = createJobRunner({
+    db: deps.db,
+    jobs,
+    cancels,
+    queue: deps.queue,
+    service,
+    scraper: deps.scraper,
+    crawls,
+    changed,
+    ...(deps.logger ? { logger: deps.logger } : {}),
+  });
   let sweeper: NodeJS.Timeout | undefined;
 
   return {
@@ -104,10 +118,12 @@ export function createJobSystem(deps: JobSystemDeps): JobSystem {
       await deps.queue.work(JOB_QUEUES.job, { concurrency }, runner.handlers.job);
       await service.planSchedules();
       await deps.queue.work(JOB_QUEUES.scheduled, { concurrency: 1 }, runner.handlers.scheduled);
-      // Crawl pages come in thousands: claimed and completed a few at a time. Twice as many are claimed as
-      // are fetched at once (the crawl runner's fetch slots): a page whose fetch ended is extracted and
-      // committed while the next one already fetches, and a batch still finishing leaves no slot idle.
-      await deps.queue.work(JOB_QUEUES.page, { concurrency: concurrency * 2, batchSize: Math.max(1, Math.ceil(concurrency / 2)) }, runner.handlers.page);
+      // Crawl pages come in thousands: claimed and completed a few at a time. Three times as many are claimed
+      // as are fetched at once (the crawl runner's fetch slots): a page whose fetch ended is extracted and
+      // committed while the next one already fetches, and while batches finish and the next ones are
+      // claimed, a freed slot still finds a page in hand. Only twice the slots' are opened ahead of their
+      // fetch (crawl-runner.ts), which bounds what a crawl still fetches once its cancel is written.
+      await deps.queue.work(JOB_QUEUES.page, { concurrency: concurrency * 3, batchSize: Math.max(1, Math.ceil(concurrency / 2)) }, runner.handlers.page);
       sweeper = setInterval(() => {
         runner.sweep().catch((error: unknown) => deps.logger?.warn({ err: error }, 'job sweep failed; it runs again shortly'));
         // With several processes a dead one's running logs are found here, once past the run deadline.

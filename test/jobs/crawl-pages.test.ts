@@ -224,8 +224,9 @@ for (const backend of backends()) {
         },
         { withinMs: 300_000, everyMs: 500 },
       );
-      // What was claimed when the cancel landed may still have gone out: a worker claims twice its fetch
-      // slots (WORKER_CONCURRENCY 4 here), so that a freed slot fetches the next page at once.
+      // What was opened when the cancel landed may still have gone out: a worker claims three times its
+      // fetch slots (WORKER_CONCURRENCY 4 here) and opens at most twice as many, so that a freed slot
+      // fetches the next page at once.
       assert.ok(afterAnswer - atCancel <= 8, `${afterAnswer - atCancel} pages fetched while the cancel was answered (${onTheWire} on the wire at the cancel)`);
       assert.equal(fetched(), afterAnswer, 'no page fetched after the answer');
       const job = await get(id);
@@ -233,6 +234,43 @@ for (const backend of backends()) {
       // Its sitemap's pages are crawled while the rest are queued, so some hundreds may be done by the cancel;
       // none of them was fetched after the answer.
       assert.ok(job.progress.pages_done <= afterAnswer, `${job.progress.pages_done} pages done, ${afterAnswer} fetched by the answer`);
+    });
+
+    test("a cancel written by another process is seen by this worker's pages before the job row says so: no more than the opened pages are fetched after it", async () => {
+      const big = await site({ catalogue: { pages: 50, perPage: 20 } });
+      const id = await crawl({ url: `${big.url}books/`, crawl: { strategy: 'listed', sitemap: true, max_pages: 2000 } });
+      await until('pages to be fetched', async () => (await get(id)).progress.pages_done >= 2);
+      const fetched = () => [...big.hits].filter(([path]) => path.startsWith('/books/')).reduce((n, [, hits]) => n + hits, 0);
+      // What an API process writes first, before its update of the job row waits on the pages committing.
+      await db.query('INSERT INTO job_cancel_requests (job_id) VALUES ($1)', [id]);
+      const atRequest = fetched();
+      // Long enough for the worker to go through every page it claims, were they still opening.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      await until('no page in flight', () => big.inFlight().length === 0);
+      const during = await get(id);
+      assert.equal(during.status, 'running', 'the request alone does not end the job');
+      // WORKER_CONCURRENCY 4: at most 8 pages are opened ahead of their fetch.
+      assert.ok(fetched() - atRequest <= 8, `${fetched() - atRequest} pages fetched after the cancel was written`);
+      const cancelled = await app.inject({ method: 'DELETE', url: `/jobs/${id}` });
+      assert.equal(cancelled.statusCode, 200, cancelled.body);
+      assert.equal(cancelled.json().status, 'cancelled');
+      assert.ok(fetched() - atRequest <= 8, `${fetched() - atRequest} pages fetched after the cancel was written`);
+    });
+
+    test('a cancel written by a process that died before ending its crawl is ended by the sweep', async () => {
+      const books = await site({ catalogue: { pages: 2, perPage: 2 } });
+      const held = books.hold('/sitemap.xml');
+      const id = await crawl({ url: `${books.url}books/`, crawl: { sitemap: true, max_pages: 20 } });
+      try {
+        await until('the crawl to run', async () => (await get(id)).status === 'running');
+        await db.query(`INSERT INTO job_cancel_requests (job_id, requested_at) VALUES ($1, now() - interval '2 minutes')`, [id]);
+        await system.sweep();
+        const job = await get(id);
+        assert.equal(job.status, 'cancelled', JSON.stringify(job));
+        assert.equal(job.log_ids.length, 1, 'its log is written as by the cancel itself');
+      } finally {
+        held.release();
+      }
     });
 
     test('Crawl-delay: 60 on one host holds no worker slot: a crawl of another host runs while its pages wait in the queue', async () => {
