@@ -174,8 +174,7 @@ export const SETTINGS: readonly Setting[] = [
     group: 'jobs',
     everyday: false,
     default: '8',
-    meaning:
-      'jobs and crawl page fetches one worker process runs at once (it claims three times as many crawl pages, so that the next fetch starts while a page is stored; a worker that dies holds them until its claims lapse)',
+    meaning: 'jobs and crawl page fetches one worker process runs at once (it claims twice as many crawl pages, so that the next fetch starts while a page is stored)',
   },
   {
     name: 'SCHEDULES_MAX',

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../db/queryable.js';
 import { assertAllowedUrl } from '../egress/address-guard.js';
-import { createHostLimiter, type Release } from '../egress/host-limiter.js';
+import { createHostLimiter } from '../egress/host-limiter.js';
 import type { FetchedPage, PageFetcher } from '../egress/page-fetcher.js';
 import { RunCancelled, toProblem, UpstreamFailed, type HttpProblem } from '../problems.js';
 import type { Queue, WorkContext } from '../queue/queue.js';
@@ -81,10 +81,6 @@ export function createCrawlRunner(deps: CrawlRunnerDeps): CrawlRunner {
   // at once (job-system.ts), so a freed slot starts the next fetch at once while the page before it is
   // extracted and committed.
   const fetchSlots = createHostLimiter(Math.max(1, deps.settings.workerConcurrency));
-  // The queue hands out three times the fetch slots (job-system.ts); of those pages at most twice the slots'
-  // are opened (read against a cancel) before their fetch, the rest wait unopened. However far ahead pages
-  // are claimed, a crawl whose cancel was requested fetches no more than that many pages.
-  const openSlots = createHostLimiter(2 * Math.max(1, deps.settings.workerConcurrency));
 
   // The page that continues a listing chain ("next") is handed out before the pages found before it, as
   // a crawler reading a catalogue would: the chain is what leads on to everything else.
@@ -135,12 +131,11 @@ export function createCrawlRunner(deps: CrawlRunnerDeps): CrawlRunner {
   };
 
   /**
-   * A page fetched (or rendered) while it holds one of the process's fetch slots, which it gives back with
-   * its open slot; its host's pace learns how it answered. Not fetched after all when this process took a
-   * cancel of its crawl while it waited.
+   * A page fetched (or rendered) while it holds one of the process's fetch slots; its host's pace learns
+   * how it answered. Not fetched after all when this process took a cancel of its crawl while it waited.
    */
-  const fetchInSlot = async (url: string, run: { jobId: string; request: JobRequest; trusted: boolean; signal: AbortSignal; opened: Release }): Promise<FetchedPage> => {
-    const { request, trusted, signal, opened } = run;
+  const fetchInSlot = async (url: string, run: { jobId: string; request: JobRequest; trusted: boolean; signal: AbortSignal }): Promise<FetchedPage> => {
+    const { request, trusted, signal } = run;
     const release = await fetchSlots.acquire('fetch', signal);
     if (deps.cancels.heard(run.jobId)) {
       release();
@@ -158,7 +153,6 @@ export function createCrawlRunner(deps: CrawlRunnerDeps): CrawlRunner {
       throw error;
     } finally {
       release();
-      opened();
       // Off the slot, and never the page's failure: a pace not adapted once is adapted at the next answer.
       if (!signal.aborted) void deps.pace.answered(url, trusted, answer!).catch(() => undefined);
     }
@@ -236,17 +230,10 @@ export function createCrawlRunner(deps: CrawlRunnerDeps): CrawlRunner {
       const running = await crawlJob(page.job_id);
       if (running === undefined || FINAL_STATUSES.has(running.job.status)) return;
       const { job, request, policy } = running;
-      using signal = deps.runSignal(job.id, context);
-      const opened = await openSlots.acquire('open', signal).catch((error: unknown) => {
-        if (error instanceof RunCancelled) return undefined;
-        throw error;
-      });
-      if (opened === undefined) return;
-      // Given back once the page is fetched (fetchInSlot), or when the handler ends without fetching.
-      using _opened = { [Symbol.dispose]: opened };
       // Fresh, not cached: a cancelled crawl fetches nothing more, and a message delivered again after its
       // page was stored (its handler failed after the commit, say) does not fetch the page twice.
       if (deps.cancels.heard(job.id) || !(await jobs.pageOpen(page.id))) return;
+      using signal = deps.runSignal(job.id, context);
       const trusted = request.url === undefined;
       try {
         // A retry takes a new moment: the one reserved before the failure (a 429 that moved the host's, say) is past.
@@ -264,7 +251,7 @@ export function createCrawlRunner(deps: CrawlRunnerDeps): CrawlRunner {
         } else {
           await sleep(page.polite_at - Date.now(), signal); // its moment was reserved when it went back
         }
-        const loaded = await fetchInSlot(page.url, { jobId: job.id, request, trusted, signal, opened });
+        const loaded = await fetchInSlot(page.url, { jobId: job.id, request, trusted, signal });
         signal.throwIfAborted();
         // Links are read at max_depth too, only to count what the depth cut.
         const processed = await processPage(

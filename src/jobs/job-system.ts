@@ -118,12 +118,10 @@ export function createJobSystem(deps: JobSystemDeps): JobSystem {
       await deps.queue.work(JOB_QUEUES.job, { concurrency }, runner.handlers.job);
       await service.planSchedules();
       await deps.queue.work(JOB_QUEUES.scheduled, { concurrency: 1 }, runner.handlers.scheduled);
-      // Crawl pages come in thousands: claimed and completed a few at a time. Three times as many are claimed
-      // as are fetched at once (the crawl runner's fetch slots): a page whose fetch ended is extracted and
-      // committed while the next one already fetches, and while batches finish and the next ones are
-      // claimed, a freed slot still finds a page in hand. Only twice the slots' are opened ahead of their
-      // fetch (crawl-runner.ts), which bounds what a crawl still fetches once its cancel is written.
-      await deps.queue.work(JOB_QUEUES.page, { concurrency: concurrency * 3, batchSize: Math.max(1, Math.ceil(concurrency / 2)) }, runner.handlers.page);
+      // Crawl pages come in thousands: claimed and completed a few at a time. Twice as many are claimed as
+      // are fetched at once (the crawl runner's fetch slots): a page whose fetch ended is extracted and
+      // committed while the next one already fetches, and a batch still finishing leaves no slot idle.
+      await deps.queue.work(JOB_QUEUES.page, { concurrency: concurrency * 2, batchSize: Math.max(1, Math.ceil(concurrency / 2)) }, runner.handlers.page);
       sweeper = setInterval(() => {
         runner.sweep().catch((error: unknown) => deps.logger?.warn({ err: error }, 'job sweep failed; it runs again shortly'));
         // With several processes a dead one's running logs are found here, once past the run deadline.

@@ -224,9 +224,9 @@ for (const backend of backends()) {
         },
         { withinMs: 300_000, everyMs: 500 },
       );
-      // What was opened when the cancel landed may still have gone out: a worker claims three times its
-      // fetch slots (WORKER_CONCURRENCY 4 here) and opens at most twice as many, so that a freed slot
-      // fetches the next page at once.
+      // What was claimed when the cancel landed may have been opened before it (in another process; this
+      // one hears it at once): a worker claims twice its fetch slots (WORKER_CONCURRENCY 4 here), so that a
+      // freed slot fetches the next page at once.
       assert.ok(afterAnswer - atCancel <= 8, `${afterAnswer - atCancel} pages fetched while the cancel was answered (${onTheWire} on the wire at the cancel)`);
       assert.equal(fetched(), afterAnswer, 'no page fetched after the answer');
       const job = await get(id);
@@ -249,7 +249,7 @@ for (const backend of backends()) {
       await until('no page in flight', () => big.inFlight().length === 0);
       const during = await get(id);
       assert.equal(during.status, 'running', 'the request alone does not end the job');
-      // WORKER_CONCURRENCY 4: at most 8 pages are opened ahead of their fetch.
+      // WORKER_CONCURRENCY 4: at most the 8 pages it claims were opened before the request.
       assert.ok(fetched() - atRequest <= 8, `${fetched() - atRequest} pages fetched after the cancel was written`);
       const cancelled = await app.inject({ method: 'DELETE', url: `/jobs/${id}` });
       assert.equal(cancelled.statusCode, 200, cancelled.body);
