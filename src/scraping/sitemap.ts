@@ -73,7 +73,8 @@ export async function readSitemaps(startUrl: string, fetcher: Pick<PageFetcher, 
   const seen = new Set<string>();
   const urls = new Set<string>();
   const result: SitemapResult = { urls: [], sitemaps: [] };
-  let handedOver = 0;
+  /** Pages read since onUrls was last called. */
+  let fresh: string[] = [];
   let wanted = true;
   try {
     while (wanted && queue.length > 0 && seen.size < MAX_SITEMAPS && urls.size < options.limit) {
@@ -89,8 +90,10 @@ export async function readSitemaps(startUrl: string, fetcher: Pick<PageFetcher, 
           const found = absolute(loc, url);
           if (found === null) return true;
           entries++;
-          if (kind === 'page') urls.add(found);
-          else if (level < MAX_NESTING && queue.length + seen.size < MAX_SITEMAPS) queue.push({ url: found, level: level + 1 });
+          if (kind === 'page') {
+            if (options.onUrls !== undefined && !urls.has(found)) fresh.push(found);
+            urls.add(found);
+          } else if (level < MAX_NESTING && queue.length + seen.size < MAX_SITEMAPS) queue.push({ url: found, level: level + 1 });
           return urls.size < options.limit;
         });
         result.sitemaps.push({ url, urls: entries, ...(read.complete ? {} : { partial: true }) });
@@ -100,10 +103,10 @@ export async function readSitemaps(startUrl: string, fetcher: Pick<PageFetcher, 
         result.sitemaps.push({ url, urls: entries, error: error instanceof Error ? error.message : String(error) });
       }
       // What a broken sitemap gave before it broke counts as well.
-      if (options.onUrls !== undefined && urls.size > handedOver) {
-        const fresh = [...urls].slice(handedOver);
-        handedOver = urls.size;
-        wanted = await options.onUrls(fresh);
+      if (options.onUrls !== undefined && fresh.length > 0) {
+        const pages = fresh;
+        fresh = [];
+        wanted = await options.onUrls(pages);
       }
     }
   } finally {
