@@ -116,9 +116,12 @@ export function createJobService(deps: JobServiceDeps): JobService {
     return moved;
   };
 
-  /** A new or changed schedule's plan: a first due time in the last minute fires at once. */
+  /**
+   * A new or changed schedule's plan: its first due time after now, which is the time it shows and the
+   * time it runs (a due time already begun is not run: `POST /schedules/{id}/run` runs one now).
+   */
   const replan = (stored: StoredSchedule, tx: Queryable): Promise<boolean> => {
-    const next = nextAfter(stored, new Date(Date.now() - 60_000));
+    const next = nextAfter(stored, new Date());
     // Unchanged: the message already queued for it stays the one.
     if ((next?.toISOString() ?? null) === stored.next_run_at) return Promise.resolve(false);
     return plan(stored.id, next, undefined, tx);

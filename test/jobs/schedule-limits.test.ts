@@ -41,27 +41,35 @@ for (const backend of backends()) {
            FROM ${queueSchema}.job WHERE name = 'schedule-fire' AND state = 'created'`,
       );
 
-    test('a schedule due now runs at once and then waits, as one queued message, for its next run; the calendar holds none', async () => {
+    test('a new schedule shows the due time it will run at, runs then (not before), and then waits, as one queued message, for its next; the calendar holds none', async () => {
       const res = await post({ name: 'every minute', cron: '* * * * *', job: { url: `${site.url}pages/opengraph.html` } });
       assert.equal(res.statusCode, 201, res.body);
-      const { id } = res.json();
-      // Its first due time fell in the last minute: it fires at once.
-      const job = await until('the first run', async () => (await app.inject({ url: `/jobs?schedule_id=${id}` })).json()[0]);
-      assert.equal(job.schedule_id, id);
-      const schedule = await until('the next run planned', async () => {
-        const s = (await app.inject({ url: `/schedules/${id}` })).json();
-        return s.runs === 1 && new Date(s.next_run_at).getTime() > Date.now() ? s : undefined;
-      });
+      const created = res.json();
+      const first = Date.parse(created.next_run_at);
+      // The first minute boundary after it was made: never one already begun, which it could not run on time.
+      assert.ok(first > Date.parse(created.created_at) && first - Date.parse(created.created_at) <= 60_000, JSON.stringify(created));
+      assert.equal(first % 60_000, 0);
       assert.deepEqual(
-        (await waiting()).filter((m) => m.schedule_id === id).map((m) => m.start_after),
-        [schedule.next_run_at],
+        (await waiting()).filter((m) => m.schedule_id === created.id).map((m) => m.start_after),
+        [created.next_run_at],
+        'one message waits for the time shown',
       );
+      const job = await until('the first run', async () => (await app.inject({ url: `/jobs?schedule_id=${created.id}` })).json()[0], { withinMs: 120_000 });
+      assert.ok(Date.parse(job.created_at) >= first, `run at ${job.created_at}, shown ${created.next_run_at}`);
+      // Planned on from the due time it ran for: the following one, whatever the clock says now.
+      const schedule = await until('the next run planned', async () => {
+        const s = (await app.inject({ url: `/schedules/${created.id}` })).json();
+        return s.runs >= 1 && s.next_run_at !== created.next_run_at ? s : undefined;
+      });
+      assert.ok(Date.parse(schedule.next_run_at) >= first + 60_000, schedule.next_run_at);
+      const queued = (await waiting()).filter((m) => m.schedule_id === created.id).map((m) => m.start_after);
+      assert.ok(queued.includes(schedule.next_run_at) && queued.length === 1, JSON.stringify(queued));
       const [calendar] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${queueSchema}.schedule WHERE name = 'schedule-fire'`);
       assert.equal(calendar!.n, 0, "no entry in the queue's calendar, whose every pass would evaluate it");
       // Paused: no next run; the message left waiting finds nothing to do when due.
-      const paused = (await app.inject({ method: 'PATCH', url: `/schedules/${id}`, payload: { paused: true } })).json();
+      const paused = (await app.inject({ method: 'PATCH', url: `/schedules/${created.id}`, payload: { paused: true } })).json();
       assert.equal(paused.next_run_at, null);
-      await app.inject({ method: 'DELETE', url: `/schedules/${id}` });
+      await app.inject({ method: 'DELETE', url: `/schedules/${created.id}` });
     });
 
     test('SCHEDULES_MAX schedules at most: the next is 422 limit-reached and stores nothing; a rename queues nothing more', async () => {
