@@ -1,4 +1,5 @@
 // Notification channels in the relational database (alert_channels): their configs with the secrets, served only through publicView.
+import { pagedList } from '../db/paged-list.js';
 import type { Database, Queryable } from '../db/queryable.js';
 import type { ChannelConfig } from './channel-schema.js';
 
@@ -53,11 +54,13 @@ export function createChannelStore(db: Database): ChannelStore {
     },
 
     async list(query) {
-      const rows = await db.query<StoredChannel & { total: number }>(
-        `SELECT ${COLUMNS}, count(*) OVER ()::int AS total FROM alert_channels ORDER BY alert_channels.created_at DESC, id DESC LIMIT $1 OFFSET $2`,
-        [query.limit, query.offset],
-      );
-      return { items: rows.map(({ total: _total, ...channel }) => channel), total: rows[0]?.total ?? 0 };
+      return pagedList<StoredChannel>(db, {
+        columns: COLUMNS,
+        from: 'FROM alert_channels',
+        orderBy: 'alert_channels.created_at DESC, id DESC',
+        limit: query.limit,
+        offset: query.offset,
+      });
     },
 
     async update(id, f) {

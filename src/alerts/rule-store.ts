@@ -1,4 +1,5 @@
 // Alert rules in the relational database (alert_rules): CRUD, and the enabled ones a write evaluates, read in its transaction.
+import { pagedList } from '../db/paged-list.js';
 import type { Database, Queryable } from '../db/queryable.js';
 import type { AlertRule, AlertRuleCreate } from './alert-rule-schema.js';
 
@@ -52,12 +53,14 @@ export function createRuleStore(db: Database): RuleStore {
     },
 
     async list(query) {
-      const where = query.enabled === undefined ? '' : 'WHERE enabled = $3';
-      const rows = await db.query<StoredRule & { total: number }>(
-        `SELECT ${COLUMNS}, count(*) OVER ()::int AS total FROM alert_rules ${where} ORDER BY alert_rules.created_at DESC, id DESC LIMIT $1 OFFSET $2`,
-        [query.limit, query.offset, ...(query.enabled === undefined ? [] : [query.enabled])],
-      );
-      return { items: rows.map(({ total: _total, ...rule }) => rule), total: rows[0]?.total ?? 0 };
+      return pagedList<StoredRule>(db, {
+        columns: COLUMNS,
+        from: query.enabled === undefined ? 'FROM alert_rules' : 'FROM alert_rules WHERE enabled = $1',
+        params: query.enabled === undefined ? [] : [query.enabled],
+        orderBy: 'alert_rules.created_at DESC, id DESC',
+        limit: query.limit,
+        offset: query.offset,
+      });
     },
 
     async update(id, rule) {

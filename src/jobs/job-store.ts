@@ -1,4 +1,5 @@
 // Jobs as the API shows them, and a crawl's frontier, in the relational database (PostgreSQL or PGlite).
+import { pagedList } from '../db/paged-list.js';
 import { hostname } from 'node:os';
 import type { Database, Queryable } from '../db/database.js';
 import { redactUrl, splitSecrets } from '../redact.js';
@@ -225,13 +226,15 @@ export function createJobStore(db: Database): JobStore {
       if (query.source !== undefined) add((p) => `source_url = ${p}`, query.source);
       if (query.schedule_id !== undefined) add((p) => `schedule_id = ${p}::uuid`, query.schedule_id);
       const where = conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`;
-      const rows = await db.query<JobRow & { total: number }>(
-        `SELECT ${JOB_COLUMNS}, count(*) OVER ()::int AS total FROM jobs ${where}
-         ORDER BY jobs.created_at DESC, id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
-        [...params, query.limit, query.offset],
-      );
-      const total = rows[0]?.total ?? (query.offset > 0 ? (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM jobs ${where}`, params))[0]!.n : 0);
-      return { items: rows.map(toJob), total };
+      const page = await pagedList<JobRow>(db, {
+        columns: JOB_COLUMNS,
+        from: `FROM jobs ${where}`,
+        params,
+        orderBy: 'jobs.created_at DESC, id DESC',
+        limit: query.limit,
+        offset: query.offset,
+      });
+      return { items: page.items.map(toJob), total: page.total };
     },
 
     start: (id) =>

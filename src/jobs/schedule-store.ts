@@ -1,4 +1,5 @@
 // Schedules in the relational database: what to run and when. The queue's cron (pg-boss) fires them.
+import { pagedList } from '../db/paged-list.js';
 import type { Database, Queryable } from '../db/database.js';
 import { LimitReached } from '../problems.js';
 import { splitSecrets } from '../redact.js';
@@ -75,14 +76,15 @@ export function createScheduleStore(db: Database): ScheduleStore {
     },
 
     async list(query) {
-      const where = query.paused === undefined ? '' : 'WHERE paused = $3';
-      const params: unknown[] = [query.limit, query.offset, ...(query.paused === undefined ? [] : [query.paused])];
-      const rows = await db.query<StoredSchedule & { total: number }>(
-        `SELECT ${COLUMNS}, count(*) OVER ()::int AS total FROM schedules ${where} ORDER BY schedules.created_at DESC, id DESC LIMIT $1 OFFSET $2`,
-        params,
-      );
-      const total = rows[0]?.total ?? 0;
-      return { items: rows.map(({ total: _total, ...schedule }) => schedule), total };
+      const where = query.paused === undefined ? '' : 'WHERE paused = $1';
+      return pagedList<StoredSchedule>(db, {
+        columns: COLUMNS,
+        from: `FROM schedules ${where}`,
+        params: query.paused === undefined ? [] : [query.paused],
+        orderBy: 'schedules.created_at DESC, id DESC',
+        limit: query.limit,
+        offset: query.offset,
+      });
     },
 
     async update(id, f, tx = db) {

@@ -1,4 +1,5 @@
 // Site rules in the relational database: the site_rules table, and the rule that applies to a host.
+import { pagedList } from '../db/paged-list.js';
 import type { Database } from '../db/queryable.js';
 import { Conflict } from '../problems.js';
 import { patternsFor, type FieldRule, type RuleField, type SiteRule } from './site-rule-schema.js';
@@ -52,11 +53,7 @@ export function createSiteRuleStore(db: Database): SiteRuleStore {
   };
   return {
     async list({ limit, offset }) {
-      const rows = await db.query<SiteRule & { total: number }>(`SELECT ${COLUMNS}, count(*) OVER ()::int AS total FROM site_rules ORDER BY host_pattern LIMIT $1 OFFSET $2`, [
-        limit,
-        offset,
-      ]);
-      return { items: rows.map(({ total: _total, ...rule }) => rule), total: rows[0]?.total ?? 0 };
+      return pagedList<SiteRule>(db, { columns: COLUMNS, from: 'FROM site_rules', orderBy: 'host_pattern', limit, offset });
     },
     async get(id) {
       const [row] = await db.query<SiteRule>(`SELECT ${COLUMNS} FROM site_rules WHERE id = $1`, [id]);

@@ -1,4 +1,5 @@
 // Tags in the relational database: the tags table, which products and articles carry each (product_tags, article_tags) and which sources give them (source_tags).
+import { pagedList } from '../db/paged-list.js';
 import type { Database, Queryable } from '../db/queryable.js';
 import type { SourceTags, Tag } from './tag-schema.js';
 
@@ -128,11 +129,7 @@ export function createTagStore(db: Database): TagStore {
 
   return {
     async list(query) {
-      const rows = await db.query<Tag & { total: number }>(`SELECT ${TAG_COLUMNS}, count(*) OVER ()::int AS total FROM tags t ORDER BY t.name LIMIT $1 OFFSET $2`, [
-        query.limit,
-        query.offset,
-      ]);
-      return { items: rows.map(({ total: _total, ...tag }) => tag), total: rows[0]?.total ?? 0 };
+      return pagedList<Tag>(db, { columns: TAG_COLUMNS, from: 'FROM tags t', orderBy: 't.name', limit: query.limit, offset: query.offset });
     },
 
     async get(name) {
@@ -174,12 +171,13 @@ export function createTagStore(db: Database): TagStore {
     },
 
     async sources(query) {
-      const rows = await db.query<SourceTags & { total: number }>(
-        `SELECT s.source_key AS source, jsonb_agg(t.name ORDER BY t.name) AS tags, ${isoTime('max(s.created_at)')} AS updated_at, count(*) OVER ()::int AS total
-           FROM source_tags s JOIN tags t ON t.id = s.tag_id GROUP BY s.source_key ORDER BY s.source_key LIMIT $1 OFFSET $2`,
-        [query.limit, query.offset],
-      );
-      return { items: rows.map(({ total: _total, ...row }) => row), total: rows[0]?.total ?? 0 };
+      return pagedList<SourceTags>(db, {
+        columns: `s.source_key AS source, jsonb_agg(t.name ORDER BY t.name) AS tags, ${isoTime('max(s.created_at)')} AS updated_at`,
+        from: 'FROM source_tags s JOIN tags t ON t.id = s.tag_id GROUP BY s.source_key',
+        orderBy: 's.source_key',
+        limit: query.limit,
+        offset: query.offset,
+      });
     },
 
     async source(source) {

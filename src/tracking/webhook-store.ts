@@ -1,4 +1,5 @@
 // Webhook subscriptions and the record of every delivery attempt, in the relational database.
+import { pagedList } from '../db/paged-list.js';
 import type { Database, Queryable } from '../db/database.js';
 import { LimitReached } from '../problems.js';
 import { redactUrl } from '../redact.js';
@@ -129,11 +130,14 @@ export function createWebhookStore(db: Database, limits: WebhookLimits = { total
     },
 
     async list(query) {
-      const rows = await db.query<Webhook & { total: number }>(
-        `SELECT ${COLUMNS}, count(*) OVER ()::int AS total FROM webhooks ORDER BY webhooks.created_at DESC, id DESC LIMIT $1 OFFSET $2`,
-        [query.limit, query.offset],
-      );
-      return { items: rows.map(({ total: _total, ...row }) => toWebhook(row)), total: rows[0]?.total ?? 0 };
+      const page = await pagedList<Webhook>(db, {
+        columns: COLUMNS,
+        from: 'FROM webhooks',
+        orderBy: 'webhooks.created_at DESC, id DESC',
+        limit: query.limit,
+        offset: query.offset,
+      });
+      return { items: page.items.map(toWebhook), total: page.total };
     },
 
     async update(id, f) {
@@ -191,12 +195,14 @@ export function createWebhookStore(db: Database, limits: WebhookLimits = { total
     },
 
     async deliveries(webhookId, query) {
-      const rows = await db.query<Delivery & { total: number }>(
-        `SELECT ${DELIVERY_COLUMNS}, count(*) OVER ()::int AS total FROM webhook_deliveries WHERE webhook_id = $1
-         ORDER BY webhook_deliveries.created_at DESC, id DESC LIMIT $2 OFFSET $3`,
-        [webhookId, query.limit, query.offset],
-      );
-      return { items: rows.map(({ total: _total, ...row }) => row), total: rows[0]?.total ?? 0 };
+      return pagedList<Delivery>(db, {
+        columns: DELIVERY_COLUMNS,
+        from: 'FROM webhook_deliveries WHERE webhook_id = $1',
+        params: [webhookId],
+        orderBy: 'webhook_deliveries.created_at DESC, id DESC',
+        limit: query.limit,
+        offset: query.offset,
+      });
     },
 
     async delivery(webhookId, deliveryId) {
