@@ -34,32 +34,91 @@ export function publicView(channel: Channel): Omit<Channel, 'config'> & { config
 }
 
 /**
- * Every secret of a config, and the pieces of it a message could quote: a secret URL's path
- * segments and query values, plain and percent-encoded. Short pieces ("api", "v1") are no secret.
+ * Every secret of a config, and the forms a message could quote it in: a secret URL's path segments
+ * and query values, the base64 credentials derived from a user and password (HTTP Basic, SMTP AUTH),
+ * each plain and percent-encoded; longest first. Pieces of a URL shorter than 6 characters ("api",
+ * "v1") are no secret; a secret itself is one at any length (see scrubSecrets for how a short one is
+ * matched).
  */
 export function secretsOf(config: ChannelConfig): string[] {
   const found = new Set<string>();
+  const fields = config as unknown as Record<string, unknown>;
   for (const field of SECRET_FIELDS[config.kind] as readonly string[]) {
-    const value = (config as unknown as Record<string, unknown>)[field];
+    const value = fields[field];
     if (typeof value !== 'string' || value === '') continue;
     found.add(value);
     if (field.endsWith('_url')) {
       for (const piece of urlPieces(value)) found.add(piece);
     }
   }
+  for (const derived of derivedCredentials(config)) found.add(derived);
   for (const value of [...found]) {
     found.add(encodeURIComponent(value));
     found.add(encodeURI(value));
   }
-  // Longest first, so a whole URL is masked before a segment of it.
-  return [...found].filter((s) => s.length >= 6).sort((a, b) => b.length - a.length);
+  found.delete('');
+  return [...found].sort((a, b) => b.length - a.length);
 }
 
-/** `text` with every secret of `config` (and any URL password) replaced by ***. */
+/** The `Authorization: Basic` value of a user and password, as the ntfy adapter sends it (and secretsOf scrubs it). */
+export function basicCredentials(username: string, password: string): string {
+  return Buffer.from(`${username}:${password}`, 'utf8').toString('base64');
+}
+
+/** A secret this long or longer is scrubbed wherever it appears; a shorter one only as a whole token. */
+const SUBSTRING_SAFE = 6;
+
+/**
+ * `text` with every secret of `config` (and any URL password) replaced by ***, in one pass, so a mask
+ * is never scrubbed again. A secret of 6 characters or more is masked wherever it appears. A shorter
+ * one (a 4-character ntfy topic, a 3-letter password) would also match inside ordinary words, so it is
+ * masked only where it stands as a whole token: not touching a letter, digit, `_` or `-` on either
+ * side (`"topic":"abc"`, `key=abc`, `/abc/`, `abc` alone, but not the `abc` of `abcdef`).
+ */
 export function scrubSecrets(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const secret of secrets) out = out.split(secret).join(MASK);
-  return redactUrlsIn(out);
+  const pattern = secretPattern(secrets);
+  return redactUrlsIn(pattern === null ? text : text.replace(pattern, MASK));
+}
+
+function secretPattern(secrets: readonly string[]): RegExp | null {
+  const alternatives = [...secrets]
+    .filter((s) => s !== '')
+    .sort((a, b) => b.length - a.length)
+    .map((s) => ([...s].length >= SUBSTRING_SAFE ? escapeRegExp(s) : `(?<![\\p{L}\\p{N}_-])${escapeRegExp(s)}(?![\\p{L}\\p{N}_-])`));
+  return alternatives.length === 0 ? null : new RegExp(alternatives.join('|'), 'gu');
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&');
+}
+
+/**
+ * What a user and password turn into on the wire: HTTP Basic for ntfy (and any channel URL with a
+ * password in it), SMTP AUTH LOGIN (the password alone) and AUTH PLAIN (NUL user NUL password).
+ */
+function derivedCredentials(config: ChannelConfig): string[] {
+  const base64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
+  const derived: string[] = [];
+  if (config.kind === 'ntfy' && config.username !== undefined && config.password !== undefined) derived.push(basicCredentials(config.username, config.password));
+  if (config.kind === 'email' && config.password !== undefined) {
+    derived.push(base64(config.password));
+    if (config.username !== undefined) derived.push(base64(`\0${config.username}\0${config.password}`));
+  }
+  for (const [field, value] of Object.entries(config)) {
+    if (!field.endsWith('_url') || typeof value !== 'string') continue;
+    const userinfo = passwordOf(value);
+    if (userinfo !== undefined) derived.push(userinfo.password, basicCredentials(userinfo.username, userinfo.password));
+  }
+  return derived;
+}
+
+function passwordOf(url: string): { username: string; password: string } | undefined {
+  try {
+    const parsed = new URL(url);
+    return parsed.password === '' ? undefined : { username: safeDecode(parsed.username), password: safeDecode(parsed.password) };
+  } catch {
+    return undefined;
+  }
 }
 
 function maskUrl(url: string): string {

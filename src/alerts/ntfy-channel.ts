@@ -1,5 +1,6 @@
 // ntfy: publish as JSON to the server's root URL (docs.ntfy.sh/publish, "Publish as JSON"), with Bearer or Basic auth.
 import type { ConfigOf } from './channel-schema.js';
+import { basicCredentials } from './channel-secrets.js';
 import { clip, httpNotifier, type HttpDeps, type HttpRequestSpec } from './http-delivery.js';
 import type { RenderedMessage } from './message-render.js';
 import type { Notifier } from './notifier.js';
@@ -13,7 +14,7 @@ export function ntfyRequest(config: ConfigOf<'ntfy'>, message: RenderedMessage):
   const headers: Record<string, string> = {};
   if (config.token !== undefined) headers.authorization = `Bearer ${config.token}`;
   else if (config.username !== undefined && config.password !== undefined) {
-    headers.authorization = `Basic ${Buffer.from(`${config.username}:${config.password}`).toString('base64')}`;
+    headers.authorization = `Basic ${basicCredentials(config.username, config.password)}`;
   }
   return {
     url: rootOf(config.server_url),

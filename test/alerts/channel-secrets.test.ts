@@ -1,10 +1,12 @@
-// Channel secrets: the public view masks every one, a notifier has nothing to leak, and scrubbing catches the pieces of a secret URL.
+// Channel secrets: the public view masks every one, a notifier has nothing to leak, and scrubbing catches the pieces of a secret URL, short secrets and derived credentials.
 import assert from 'node:assert/strict';
 import { inspect } from 'node:util';
 import { test } from 'node:test';
 import type { Channel, ChannelConfig } from '../../src/alerts/channel-schema.js';
 import { publicView, scrubSecrets, secretsOf } from '../../src/alerts/channel-secrets.js';
 import { createNotifier, isDirect } from '../../src/alerts/notifier-factory.js';
+import { testMessage } from '../../src/alerts/test-message.js';
+import { startReceiver } from './receiver.js';
 
 const SECRETS = {
   email: 'Smtp-Pa55word',
@@ -62,4 +64,54 @@ test('scrubbing removes a secret URL whole, its segments, its query values and t
   const telegram = secretsOf(configs[4]!);
   assert.equal(scrubSecrets(`bot${encodeURIComponent(SECRETS.telegram)}/sendMessage`, telegram), 'bot***/sendMessage');
   assert.equal(scrubSecrets('user https://u:pw-in-url@host/x', []), 'user https://u:***@host/x', 'and URL passwords, as everywhere in the service');
+});
+
+test('a secret shorter than 6 characters is scrubbed where it stands as a whole token, not inside other words', () => {
+  const ntfy = secretsOf({ kind: 'ntfy', server_url: 'https://ntfy.example/', topic: 't0p', username: 'alice', password: 'pw9' });
+  assert.equal(
+    scrubSecrets('wrong password pw9 for alice on topic t0p; {"topic":"t0p"} /t0p/ key=pw9&x', ntfy),
+    'wrong password *** for alice on topic ***; {"topic":"***"} /***/ key=***&x',
+  );
+  assert.equal(scrubSecrets('t0pping pw99 xpw9 t0p_1 t0p-2 laptop', ntfy), 't0pping pw99 xpw9 t0p_1 t0p-2 laptop', 'a short secret inside a longer token is left alone');
+  const gotify = secretsOf({ kind: 'gotify', server_url: 'https://push.example', token: 'a' });
+  assert.equal(scrubSecrets('Gotify answered HTTP 401: a token was given: a', gotify), 'Gotify answered HTTP 401: *** token was given: ***', 'even one character, as a word of its own');
+});
+
+test('credentials derived from a user and password are scrubbed: HTTP Basic (plain and percent-encoded), SMTP AUTH LOGIN and PLAIN', () => {
+  const basic = Buffer.from('alice:pw9').toString('base64');
+  const ntfy = secretsOf({ kind: 'ntfy', server_url: 'https://ntfy.example/', topic: 'alerts-topic', username: 'alice', password: 'pw9' });
+  assert.equal(scrubSecrets(`got Authorization: Basic ${basic} and Basic%20${encodeURIComponent(basic)}`, ntfy), 'got Authorization: Basic *** and Basic%20***');
+  const long = Buffer.from('alice:a-longer-secret?').toString('base64');
+  const longer = secretsOf({ kind: 'ntfy', server_url: 'https://ntfy.example/', topic: 'alerts-topic', username: 'alice', password: 'a-longer-secret?' });
+  assert.equal(scrubSecrets(`auth=Basic ${long}`, longer), 'auth=Basic ***');
+  const email = secretsOf({ kind: 'email', host: 'smtp.example.com', port: 587, security: 'starttls', username: 'me', password: 'pw', from: 'me@example.com', to: ['you@example.com'] });
+  const login = Buffer.from('pw').toString('base64');
+  const plain = Buffer.from('\0me\0pw').toString('base64');
+  assert.equal(scrubSecrets(`C: AUTH LOGIN ${login} / C: AUTH PLAIN ${plain}`, email), 'C: AUTH LOGIN *** / C: AUTH PLAIN ***');
+});
+
+test('a service that echoes the request in its error (Authorization header, URL path, body) has every short secret and derived credential scrubbed', async () => {
+  const receiver = await startReceiver();
+  try {
+    receiver.answer = { status: 500, echo: true };
+    const ntfy = { kind: 'ntfy', server_url: `${receiver.base}/`, topic: 't0p', username: 'alice', password: 'pw9' } as const;
+    const gotify = { kind: 'gotify', server_url: `${receiver.base}/gotify`, token: 'Gk4' } as const;
+    const discord = { kind: 'discord', webhook_url: `${receiver.base}/api/webhooks/42/abc` } as const;
+    const basic = Buffer.from('alice:pw9').toString('base64');
+    const message = testMessage('https://prices.example').message;
+    const outcomes = [];
+    for (const config of [ntfy, gotify, discord]) outcomes.push(await createNotifier(config, { http: {}, email: {} }).send(message));
+    // The receiver really got (and echoed) the credentials: the scrubbing, not luck, keeps them out.
+    assert.equal(receiver.received[0]?.headers.authorization, `Basic ${basic}`);
+    assert.equal(receiver.received[1]?.headers['x-gotify-key'], 'Gk4');
+    assert.equal(receiver.received[2]?.path, '/api/webhooks/42/abc');
+    for (const outcome of outcomes) {
+      assert.match(outcome.error ?? '', /answered HTTP 500: cannot handle POST/, 'the echo is quoted');
+      for (const secret of [basic, 'pw9', 't0p', 'Gk4', '/42/abc']) assert.ok(!outcome.error?.includes(secret), `${secret} in ${outcome.error}`);
+    }
+    assert.match(outcomes[0]?.error ?? '', /auth=Basic \*\*\* key= body=\{"topic":"\*\*\*"/);
+    assert.match(outcomes[1]?.error ?? '', /key=\*\*\* body=/);
+  } finally {
+    await receiver.close();
+  }
 });
