@@ -1,6 +1,7 @@
 // Jobs end to end in one process (API and worker): async scrapes, whole-site crawls, cancel, retries, live progress, schedules.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import type { Database } from '../../src/db/queryable.js';
 import type { App } from '../../src/http/base-app.js';
 import { JOB_QUEUES } from '../../src/jobs/job-queues.js';
 import type { JobSystem } from '../../src/jobs/job-system.js';
@@ -27,6 +28,8 @@ interface JobBody {
 const ENDED = new Set(['succeeded', 'failed', 'cancelled']);
 /** Quick retries, so a retry test waits a second, not the production five. */
 const TIMING = { retryDelaySeconds: 1 };
+/** WORKER_CONCURRENCY here: the pages the worker fetches at once. */
+const SLOTS = 4;
 
 for (const backend of backends()) {
   describe(`jobs on ${backend.name}`, () => {
@@ -35,12 +38,14 @@ for (const backend of backends()) {
     let app: App;
     let system: JobSystem;
     let queue: Queue;
+    let db: Database;
+    let queueSchema: string;
     const closers: Array<() => Promise<void>> = [];
 
     before(async () => {
       site = await startFixtureSite({ catalogue: { pages: 3, perPage: 20 } });
       slow = await startFixtureSite({ catalogue: { pages: 5, perPage: 20 }, latencyMs: 400 });
-      const db = await backend.open();
+      db = await backend.open();
       closers.push(
         () => db.close(),
         () => site.close(),
@@ -49,12 +54,13 @@ for (const backend of backends()) {
       const service = await mainServiceOn(
         db,
         { after: (fn) => closers.unshift(fn) },
-        { SCRAPE_ALLOW_PRIVATE_NETWORKS: 'true', DEMO_SITE_URL: `${site.url}books/`, WORKER_CONCURRENCY: '4' },
+        { SCRAPE_ALLOW_PRIVATE_NETWORKS: 'true', DEMO_SITE_URL: `${site.url}books/`, WORKER_CONCURRENCY: String(SLOTS) },
         { work: true, queueTiming: TIMING },
       );
       app = service.app;
       system = service.context.jobs;
       queue = service.context.queue;
+      queueSchema = service.config.jobs.queueSchema;
     });
     after(async () => {
       for (const close of closers) await close();
@@ -159,13 +165,34 @@ for (const backend of backends()) {
       assert.deepEqual([listed.progress.pages_discovered, listed.progress.pages_done], [1, 1], 'listed without a sitemap: the start URL only');
     });
 
-    test('DELETE /jobs/{id} stops a running crawl: no page beyond those already claimed is fetched; it keeps what it stored and its log says cancelled', async () => {
-      const res = await post({ url: `${slow.url}books/`, crawl: { max_pages: 200, include: ['/books/**'], exclude: ['**/category/**'] } });
-      const id = res.json().id as string;
-      await until('two pages done', async () => (await get(id)).progress.pages_done >= 2);
-      const hitsAt = () => [...slow.hits.values()].reduce((a, b) => a + b, 0);
-      const atCancel = hitsAt();
+    test('DELETE /jobs/{id} stops a running crawl: of the pages claimed at the cancel, those on the wire are answered and stored nowhere, those waiting for a slot are never fetched; it keeps what it stored and its log says cancelled', async () => {
+      const books = await startFixtureSite({ catalogue: { pages: 5, perPage: 20 } });
+      closers.unshift(() => books.close());
+      // The start page is answered; every page after it is held unanswered, so that at the cancel the test
+      // knows which pages are on the wire (all SLOTS fetch slots on held pages) and which wait for a slot.
+      const held = books.hold((path) => path.startsWith('/books/') && path !== '/books/');
+      const booksHits = () => new Map([...books.hits].filter(([path]) => path.startsWith('/books/')));
+      let id: string;
+      let claimed: string[];
+      try {
+        id = (await post({ url: `${books.url}books/`, crawl: { max_pages: 200, include: ['/books/**'], exclude: ['**/category/**'] } })).json().id as string;
+        claimed = await until('the start page stored, every fetch slot on a held page, and claimed pages waiting for a slot', async () => {
+          if (held.parked().length < SLOTS || (await get(id)).progress.pages_done !== 1) return false;
+          const active = await db.query<{ url: string }>(`SELECT data->>'url' AS url FROM ${queueSchema}.job WHERE name = $1 AND data->>'job_id' = $2 AND state = 'active'`, [
+            JOB_QUEUES.page,
+            id,
+          ]);
+          return active.length > SLOTS ? active.map((row) => new URL(row.url).pathname) : false;
+        });
+      } catch (error) {
+        held.release();
+        throw error;
+      }
+      const onTheWire = held.parked();
+      assert.equal(onTheWire.length, SLOTS, 'no more pages fetched at once than the fetch slots');
+      const atCancel = booksHits();
       const cancelled = await app.inject({ method: 'DELETE', url: `/jobs/${id}` });
+      held.release();
       assert.equal(cancelled.statusCode, 200, cancelled.body);
       assert.equal(cancelled.json().status, 'cancelled');
       // Stopped means: no queue entry of the crawl can run any more, and nothing is on the wire.
@@ -173,17 +200,22 @@ for (const backend of backends()) {
         const pending = await system.jobs.pendingPageIds(id);
         const states = await queue.states(JOB_QUEUES.page, pending);
         const over = [...states.values()].every((state) => state === 'cancelled' || state === 'completed' || state === 'failed');
-        return over && slow.inFlight().length === 0 ? pending : false;
+        return over && books.inFlight().length === 0 ? pending : false;
       });
       assert.ok(unfetched.length > 0, 'the crawl was cut short: pages it had found were never fetched');
-      // Requests already claimed when the cancel landed may still have gone out; no more than one per worker slot.
-      assert.ok(hitsAt() - atCancel <= 4, `${hitsAt() - atCancel} pages fetched after the cancel, with 4 worker slots`);
+      assert.deepEqual([...booksHits()], [...atCancel], 'no page asked for after the cancel; those on the wire were answered');
+      const waiting = claimed.filter((path) => !onTheWire.includes(path));
+      assert.ok(waiting.length > 0, 'pages were claimed and waiting for a slot at the cancel');
+      for (const path of waiting) assert.equal(books.hits.get(path), undefined, `${path}, claimed and waiting for a slot at the cancel, was fetched`);
       const job = await get(id);
       assert.equal(job.status, 'cancelled');
+      assert.equal(job.progress.pages_done, 1, 'the start page, stored before the cancel; nothing answered after it was stored');
       const log = (await app.inject({ url: `/scrape-logs/${id}` })).json();
       assert.equal(log.status, 'cancelled');
       assert.equal(log.pages, job.progress.pages_done, 'the log holds every page stored before the cancel');
-      const kept = (await app.inject({ url: `/products?source_url=${encodeURIComponent(`${slow.url}books/${catalogueBooks({ pages: 5, perPage: 20 })[0]!.detailPath}`)}` })).json();
+      const kept = (
+        await app.inject({ url: `/products?source_url=${encodeURIComponent(`${books.url}books/${catalogueBooks({ pages: 5, perPage: 20 })[0]!.detailPath}`)}` })
+      ).json();
       assert.equal(kept.length, 1, 'products stored before the cancel stay');
       // Cancelling again answers the cancelled job; an ended job cannot be cancelled.
       assert.equal((await app.inject({ method: 'DELETE', url: `/jobs/${id}` })).statusCode, 200);
