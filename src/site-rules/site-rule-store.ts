@@ -35,7 +35,9 @@ const FOR_HOST_MAX = 1_000;
 const isoTime = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 const COLUMNS = `id, host_pattern, fields, page_type, note, ${isoTime('created_at')} AS created_at, ${isoTime('updated_at')} AS updated_at`;
 
-export function createSiteRuleStore(db: Database): SiteRuleStore {
+/** `now` is the clock the rules read per host are kept by (milliseconds; Date.now by default). */
+export function createSiteRuleStore(db: Database, options: { now?: () => number } = {}): SiteRuleStore {
+  const now = options.now ?? Date.now;
   // A host's rule as read (or being read: pages of a crawl that start together share one read).
   const recent = new Map<string, { rule: Promise<SiteRule | undefined>; until: number }>();
   // Every write forgets them all, a read still under way included: the next page reads again.
@@ -85,14 +87,14 @@ export function createSiteRuleStore(db: Database): SiteRuleStore {
     },
     forHost(host) {
       const known = recent.get(host);
-      if (known !== undefined && known.until > Date.now()) return known.rule;
+      if (known !== undefined && known.until > now()) return known.rule;
       if (recent.size >= FOR_HOST_MAX) recent.clear();
       const rule = db
         .query<SiteRule>(`SELECT ${COLUMNS} FROM site_rules WHERE host_pattern = ANY ($1::text[]) ORDER BY host_pattern NOT LIKE '*.%' DESC, length(host_pattern) DESC LIMIT 1`, [
           patternsFor(host),
         ])
         .then(([row]) => row);
-      const entry = { rule, until: Date.now() + FOR_HOST_TTL_MS };
+      const entry = { rule, until: now() + FOR_HOST_TTL_MS };
       recent.set(host, entry);
       // A failed read is not remembered: the next page tries again.
       rule.catch(() => {
