@@ -33,7 +33,14 @@ export const NtfyChannel = Type.Object(
     token: Type.Optional(Secret('Access token (Authorization: Bearer)')),
     username: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: '^[^:\\s]+$' })),
     password: Type.Optional(Secret('Password (Authorization: Basic)')),
-    priority: Type.Optional(Type.Integer({ minimum: 1, maximum: 5, description: 'ntfy priority for ordinary alerts (default 3; stock and honesty alerts use 4)' })),
+    priority: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 5,
+        description:
+          'ntfy priority for ordinary alerts (default 3); urgent ones (back_in_stock, price_at_or_below, suspicious_discount: stock back, a target price reached, a dishonest "was" price) use at least 4',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -74,7 +81,14 @@ export const GotifyChannel = Type.Object(
     kind: Type.Literal('gotify'),
     server_url: HttpUrl('The Gotify server (a path prefix is kept)'),
     token: Secret('Application token (X-Gotify-Key)'),
-    priority: Type.Optional(Type.Integer({ minimum: 0, maximum: 10, description: 'Gotify priority for ordinary alerts (default 5; stock and honesty alerts use 8)' })),
+    priority: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 10,
+        description:
+          'Gotify priority for ordinary alerts (default 5); urgent ones (back_in_stock, price_at_or_below, suspicious_discount: stock back, a target price reached, a dishonest "was" price) use at least 8',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

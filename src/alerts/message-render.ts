@@ -7,6 +7,8 @@ import { priceChart, sparkline, type ChartImage } from './price-chart.js';
 export interface RenderOptions {
   /** Where the dashboard is served (PUBLIC_URL); messages link to `/ui/products/{id}` under it. */
   dashboardUrl: string;
+  /** A channel's test message: the label, and so the title, the text and the HTML heading every channel shows, begins "Test: ". */
+  test?: boolean;
 }
 
 /** A label and its value, plain text: chat channels lay these out as fields or facts. */
@@ -34,11 +36,18 @@ export interface RenderedMessage {
   sparkline: string;
   /** The PNG chart for e-mail (inline, by content id); null when there are too few prices. */
   chart: (ChartImage & { cid: string }) | null;
-  /** Stock and honesty alerts matter more than a price wobble (ntfy and Gotify priorities). */
+  /** One of URGENT_CONDITIONS (ntfy and Gotify send it at a higher priority, Discord in red). */
   urgent: boolean;
 }
 
 export const CHART_CID = 'price-chart@alerts';
+
+/**
+ * Alerts a person acts on at once, sent at a higher priority: stock is back, the price reached the
+ * target they said they would buy at, the "was" price is not honest. A price wobble (a drop, a change,
+ * a low) is not; the channel schema's priority descriptions name these same conditions.
+ */
+export const URGENT_CONDITIONS: ReadonlySet<Firing['condition']> = new Set(['back_in_stock', 'price_at_or_below', 'suspicious_discount']);
 
 const LABELS: Record<Firing['condition'], string> = {
   price_at_or_below: 'Price alert',
@@ -53,7 +62,7 @@ const LABELS: Record<Firing['condition'], string> = {
 };
 
 export function renderFiring(firing: Firing, options: RenderOptions): RenderedMessage {
-  const label = LABELS[firing.condition];
+  const label = `${options.test === true ? 'Test: ' : ''}${LABELS[firing.condition]}`;
   const productTitle = cleanText(firing.product.title, 120) || `Product ${firing.product.id}`;
   const change = describeChange(firing.before, firing.after, firing.condition);
   const facts = factsOf(firing);
@@ -100,7 +109,7 @@ export function renderFiring(firing: Firing, options: RenderOptions): RenderedMe
     product_link: productLink,
     sparkline: spark,
     chart: image === null ? null : { ...image, cid: CHART_CID },
-    urgent: firing.condition === 'back_in_stock' || firing.condition === 'suspicious_discount' || firing.condition === 'price_at_or_below',
+    urgent: URGENT_CONDITIONS.has(firing.condition),
   };
 }
 

@@ -8,16 +8,17 @@ import type { Notifier } from './notifier.js';
 /**
  * The Office 365 connectors (and their MessageCard format) are retired; a Teams workflow takes
  * {type: "message", attachments: [{contentType: "application/vnd.microsoft.card.adaptive", content}]}
- * and posts the card. TextBlocks render a Markdown subset, so scraped text is escaped there.
- * Teams refuses messages over 28 KB; the card stays far below.
+ * and posts the card. TextBlocks and both sides of a Fact render a Markdown subset, so every text
+ * that can carry scraped words (a digest's fact titles name products) is cut first, then escaped:
+ * a cut never splits an escape. Teams refuses messages over 28 KB; the card stays far below.
  */
 export function teamsRequest(config: ConfigOf<'teams'>, message: RenderedMessage): HttpRequestSpec {
+  const text = (value: string, max: number) => escapeMarkdown(clip(value, max));
   const body: unknown[] = [
-    { type: 'TextBlock', text: clip(escapeMarkdown(message.title), 300), weight: 'Bolder', size: 'Medium', wrap: true, style: 'heading' },
-    { type: 'TextBlock', text: clip(escapeMarkdown(message.why), 2000), wrap: true },
+    { type: 'TextBlock', text: text(message.title, 300), weight: 'Bolder', size: 'Medium', wrap: true, style: 'heading' },
+    { type: 'TextBlock', text: text(message.why, 2000), wrap: true },
   ];
-  if (message.facts.length > 0)
-    body.push({ type: 'FactSet', facts: message.facts.slice(0, 12).map((f) => ({ title: clip(f.label, 100), value: clip(escapeMarkdown(f.value), 500) })) });
+  if (message.facts.length > 0) body.push({ type: 'FactSet', facts: message.facts.slice(0, 12).map((f) => ({ title: text(f.label, 100), value: text(f.value, 500) })) });
   if (message.sparkline !== '') body.push({ type: 'TextBlock', text: message.sparkline, fontType: 'Monospace' });
   return {
     url: config.workflow_url,

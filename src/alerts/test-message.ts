@@ -1,4 +1,4 @@
-// The message `POST /channels/{id}/test` sends: a made-up price alert, marked as a test, linking to the channels screen.
+// The message `POST /channels/{id}/test` sends: a made-up price alert, marked "Test:" in every channel's title, linking to the channels screen.
 import type { Outgoing } from './alert-delivery.js';
 import type { Firing } from './firing.js';
 import { renderFiring } from './message-render.js';
@@ -26,19 +26,17 @@ export function testMessage(dashboardUrl: string, now = new Date()): Outgoing {
     digest: 'immediate',
     channel_ids: [],
   };
-  const rendered = renderFiring(firing, { dashboardUrl });
+  const rendered = renderFiring(firing, { dashboardUrl, test: true });
   const product = rendered.dashboard_link;
   const channels = new URL('/ui/channels', dashboardUrl).href;
   const relink = (text: string) => text.split(product).join(channels);
   return {
     message: {
       ...rendered,
-      title: `Test: ${rendered.title}`,
-      short: `Test: ${rendered.short}`,
       text: relink(rendered.text),
       html: relink(rendered.html),
       dashboard_link: channels,
     },
-    webhook: { id: `test_${now.getTime()}`, type: 'alert.test', data: { message: firing.why, sent_at: at } },
+    webhook: { id: `test_${now.getTime()}`, type: 'alert.test', data: { title: rendered.title, message: firing.why, sent_at: at } },
   };
 }

@@ -74,7 +74,11 @@ test('a secret shorter than 6 characters is scrubbed where it stands as a whole 
   );
   assert.equal(scrubSecrets('t0pping pw99 xpw9 t0p_1 t0p-2 laptop', ntfy), 't0pping pw99 xpw9 t0p_1 t0p-2 laptop', 'a short secret inside a longer token is left alone');
   const gotify = secretsOf({ kind: 'gotify', server_url: 'https://push.example', token: 'a' });
-  assert.equal(scrubSecrets('Gotify answered HTTP 401: a token was given: a', gotify), 'Gotify answered HTTP 401: *** token was given: ***', 'even one character, as a word of its own');
+  assert.equal(
+    scrubSecrets('Gotify answered HTTP 401: a token was given: a', gotify),
+    'Gotify answered HTTP 401: *** token was given: ***',
+    'even one character, as a word of its own',
+  );
 });
 
 test('credentials derived from a user and password are scrubbed: HTTP Basic (plain and percent-encoded), SMTP AUTH LOGIN and PLAIN', () => {
@@ -84,7 +88,16 @@ test('credentials derived from a user and password are scrubbed: HTTP Basic (pla
   const long = Buffer.from('alice:a-longer-secret?').toString('base64');
   const longer = secretsOf({ kind: 'ntfy', server_url: 'https://ntfy.example/', topic: 'alerts-topic', username: 'alice', password: 'a-longer-secret?' });
   assert.equal(scrubSecrets(`auth=Basic ${long}`, longer), 'auth=Basic ***');
-  const email = secretsOf({ kind: 'email', host: 'smtp.example.com', port: 587, security: 'starttls', username: 'me', password: 'pw', from: 'me@example.com', to: ['you@example.com'] });
+  const email = secretsOf({
+    kind: 'email',
+    host: 'smtp.example.com',
+    port: 587,
+    security: 'starttls',
+    username: 'me',
+    password: 'pw',
+    from: 'me@example.com',
+    to: ['you@example.com'],
+  });
   const login = Buffer.from('pw').toString('base64');
   const plain = Buffer.from('\0me\0pw').toString('base64');
   assert.equal(scrubSecrets(`C: AUTH LOGIN ${login} / C: AUTH PLAIN ${plain}`, email), 'C: AUTH LOGIN *** / C: AUTH PLAIN ***');

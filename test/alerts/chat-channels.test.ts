@@ -4,9 +4,11 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import type { ChannelConfig } from '../../src/alerts/channel-schema.js';
-import { renderFiring } from '../../src/alerts/message-render.js';
+import { cleanText } from '../../src/alerts/hostile-text.js';
+import { renderDigest, renderFiring } from '../../src/alerts/message-render.js';
 import { createNotifier, type DirectChannelConfig } from '../../src/alerts/notifier-factory.js';
 import { evaluateRule } from '../../src/alerts/rule-evaluation.js';
+import { testMessage } from '../../src/alerts/test-message.js';
 import { assertPublicUrl, createGuardedAgent } from '../../src/egress/address-guard.js';
 import { PRODUCT, rule, timeline } from './timeline.js';
 
@@ -58,7 +60,7 @@ const { history, events } = timeline([
 const hostile = { ...PRODUCT, title: 'Grinder *bold* <b>x</b> @everyone [link](https://evil.example)' };
 const firing = evaluateRule(rule({ type: 'price_at_or_below', target: 200 }), { event: events.at(-1)!, product: hostile, history, now: events.at(-1)!.created_at })!;
 const message = renderFiring(firing, { dashboardUrl: 'https://prices.example' });
-const send = (config: DirectChannelConfig, http = {}) => createNotifier(config, { http, email: {} }).send(message);
+const send = (config: DirectChannelConfig, http = {}, what = message) => createNotifier(config, { http, email: {} }).send(what);
 
 type Check = (request: Seen) => void;
 const formats: Record<string, Check> = {
@@ -221,6 +223,63 @@ test('address guard: a host name that resolves to a private address is refused t
   assert.equal((await send({ kind: 'ntfy', server_url: `http://ntfy.test:${port}/`, topic: 'alerts' }, { dispatcher: allowing })).ok, true);
   assert.equal(seen.length, 1);
 });
+
+/** Where each kind shows a message's title first (Markdown escapes taken off). */
+const headlines: Record<string, (r: Seen) => string[]> = {
+  ntfy: (r) => [String(r.body.title)],
+  gotify: (r) => [String(r.body.title)],
+  slack: (r) => [String(r.body.text), (r.body.blocks as Array<{ text: { text: string } }>)[0]!.text.text],
+  discord: (r) => [unescapeMarkdown(String(r.body.content)), (r.body.embeds as Array<{ title: string }>)[0]!.title],
+  telegram: (r) => [/^<b>([^<]*)<\/b>/.exec(String(r.body.text))?.[1] ?? String(r.body.text)],
+  teams: (r) => [unescapeMarkdown(cardTexts(r)[0]!)],
+};
+
+test('the channel test message is marked "Test:" where each kind shows its title first, e-mail and webhook included', async () => {
+  const outgoing = testMessage('https://prices.example');
+  for (const [service, headline] of Object.entries(headlines)) {
+    answer = okAnswers[service]!;
+    seen.length = 0;
+    assert.equal((await send(configs()[service]!, {}, outgoing.message)).ok, true, service);
+    for (const shown of headline(seen[0]!)) assert.match(shown, /^Test: Price alert: /, `${service}: ${shown}`);
+  }
+  // E-mail sends the rendered title, text and HTML as they are (emailMessage): each begins with the mark.
+  assert.match(outgoing.message.title, /^Test: /);
+  assert.match(outgoing.message.text, /^Test: Price alert: /);
+  assert.match(outgoing.message.html, /<h2[^>]*>Test: Price alert: /);
+  assert.match(String((outgoing.webhook.data as { title?: unknown }).title), /^Test: Price alert: /, 'the webhook kind: alert.test names it too');
+});
+
+test('Teams: a digest names its products in the card as text, every Markdown special escaped', async () => {
+  const other = { ...firing, dedupe_key: 'other', product: { ...firing.product, id: 8, title: '**Sale** _now_ `x` ~y~ # <at>everyone</at> | !z' } };
+  const digest = renderDigest([firing, other], 'Daily', { dashboardUrl: 'https://prices.example' });
+  answer = okAnswers.teams!;
+  seen.length = 0;
+  assert.equal((await send(configs().teams!, {}, digest)).ok, true);
+  const texts = cardTexts(seen[0]!);
+  for (const text of texts) assert.ok(markdownInert(text), `Markdown left in ${JSON.stringify(text)}`);
+  const titles = texts.map(unescapeMarkdown);
+  for (const product of [hostile.title, other.product.title])
+    assert.ok(titles.includes(`Price alert: ${cleanText(product, 120)}`), `${product} arrives as text: ${JSON.stringify(titles)}`);
+});
+
+/** Every text of a Teams request's card: its TextBlocks, then each fact's title and value. */
+function cardTexts(r: Seen): string[] {
+  const [attachment] = r.body.attachments as Array<{ content: { body: Array<{ type: string; text?: string; facts?: Array<{ title: string; value: string }> }> } }>;
+  return attachment!.content.body.flatMap((block) => (block.type === 'FactSet' ? (block.facts ?? []).flatMap((f) => [f.title, f.value]) : [block.text ?? '']));
+}
+
+/** No character that starts Markdown formatting, a link or a mention, unless a backslash escapes it. */
+function markdownInert(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] === '\\') i += 1;
+    else if ('*_`~[]()<>#|!@'.includes(text[i]!)) return false;
+  }
+  return true;
+}
+
+function unescapeMarkdown(text: string): string {
+  return text.replace(/\\(.)/gs, '$1');
+}
 
 function pick(outcome: { ok: boolean; status?: number; retryable: boolean }) {
   return { ok: outcome.ok, status: outcome.status, retryable: outcome.retryable };

@@ -1,11 +1,14 @@
-// Message rendering: hostile titles escaped and isolated in every form, the dashboard link, the chart, digests and their periods.
+// Message rendering: hostile titles escaped and isolated in every form, the dashboard link, the chart, digests and their periods, which alerts are urgent.
 import assert from 'node:assert/strict';
 import { inflateSync } from 'node:zlib';
 import { test } from 'node:test';
+import { GotifyChannel, NtfyChannel } from '../../src/alerts/channel-schema.js';
 import { digestPeriod } from '../../src/alerts/digest-schedule.js';
 import type { Firing } from '../../src/alerts/firing.js';
 import { cleanText } from '../../src/alerts/hostile-text.js';
+import { gotifyRequest } from '../../src/alerts/gotify-channel.js';
 import { renderDigest, renderFiring } from '../../src/alerts/message-render.js';
+import { ntfyRequest } from '../../src/alerts/ntfy-channel.js';
 import { priceChart, sparkline } from '../../src/alerts/price-chart.js';
 import { evaluateRule } from '../../src/alerts/rule-evaluation.js';
 import { PRODUCT, day, rule, timeline } from './timeline.js';
@@ -92,4 +95,30 @@ test('digest periods: UTC days and ISO weeks, due when they end', () => {
   assert.deepEqual(digestPeriod('weekly', '2026-11-29T12:00:00Z'), { key: '2026-W48', label: 'Weekly', due_at: '2026-11-30T00:00:00.000Z' });
   assert.equal(digestPeriod('weekly', '2027-01-01T00:00:00Z')?.key, '2026-W53', 'a Friday 1 January belongs to the old ISO year');
   assert.equal(digestPeriod('weekly', '2024-12-30T00:00:00Z')?.key, '2025-W01', 'a Monday 30 December can begin week 1');
+});
+
+test('urgent are exactly the conditions the channel schema names for the higher ntfy and Gotify priority', () => {
+  const conditions: Firing['condition'][] = [
+    'price_at_or_below',
+    'price_drop',
+    'lowest_in_days',
+    'back_in_stock',
+    'out_of_stock',
+    'availability_changed',
+    'price_changed',
+    'product_gone',
+    'suspicious_discount',
+  ];
+  const base = firingFor('Kettle');
+  const urgent = conditions.filter((condition) => renderFiring({ ...base, condition }, options).urgent).sort();
+  assert.deepEqual(urgent, ['back_in_stock', 'price_at_or_below', 'suspicious_discount'], 'a target price reached is urgent, as stock back and a dishonest "was" price');
+  for (const schema of [NtfyChannel, GotifyChannel]) {
+    const described = (schema.properties.priority as { description?: string }).description ?? '';
+    assert.deepEqual(conditions.filter((c) => new RegExp(`\\b${c}\\b`).test(described)).sort(), urgent, described);
+  }
+  const ntfy = (condition: Firing['condition']) =>
+    ntfyRequest({ kind: 'ntfy', server_url: 'https://ntfy.example/', topic: 'alerts' }, renderFiring({ ...base, condition }, options)).body as { priority: number };
+  const gotify = (condition: Firing['condition']) =>
+    gotifyRequest({ kind: 'gotify', server_url: 'https://push.example', token: 'AppToken1' }, renderFiring({ ...base, condition }, options)).body as { priority: number };
+  assert.deepEqual([ntfy('price_at_or_below').priority, ntfy('price_drop').priority, gotify('price_at_or_below').priority, gotify('price_drop').priority], [4, 3, 8, 5]);
 });
