@@ -39,6 +39,8 @@ export interface ScraperDeps {
   /** A page's timeout (SCRAPE_TIMEOUT_MS) where a request gives no `timeout_ms`: its load, then its extraction. */
   defaultTimeoutMs: number;
   now?: () => Date;
+  /** The run deadline's timer: a signal that aborts `ms` from now (AbortSignal.timeout); a test aborts it when it chooses. */
+  deadline?: (ms: number) => AbortSignal;
 }
 
 /** How a caller (a job) follows and stops a run. */
@@ -86,6 +88,7 @@ async function finishWithRetries(finish: () => Promise<void>): Promise<string | 
 
 export function createScraper(deps: ScraperDeps): Scraper {
   const now = deps.now ?? (() => new Date());
+  const startDeadline = deps.deadline ?? ((ms: number) => AbortSignal.timeout(ms));
   const slots = createHostLimiter(deps.maxConcurrent);
   const shutdown = new AbortController();
   const running = new Set<Promise<unknown>>();
@@ -112,7 +115,7 @@ export function createScraper(deps: ScraperDeps): Scraper {
     options.onLog?.(described.id);
 
     // Every run has a total deadline, whatever its pages and timeouts add up to.
-    const deadline = AbortSignal.timeout(deps.runDeadlineMs);
+    const deadline = startDeadline(deps.runDeadlineMs);
     const signal = AbortSignal.any([shutdown.signal, deadline, ...(options.signal === undefined ? [] : [options.signal])]);
     const overDeadline = () =>
       new UpstreamTimeout(

@@ -1,42 +1,41 @@
-// Pages built to exhaust the extractor: their run stops at its deadline with a 504 and a log that says so.
+// Pages that outlast their run: the run deadline and the page timeout stop them with a 504 and a log that says so, whatever the machine's speed.
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { gzipSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
+import type { Context } from '../../src/context.js';
 import type { Database } from '../../src/db/database.js';
 import type { App } from '../../src/http/base-app.js';
+import { UpstreamTimeout } from '../../src/problems.js';
+import type { PageExtractor } from '../../src/scraping/extract/pool.js';
+import { createScraper } from '../../src/scraping/scrape-run.js';
 import { renderCataloguePage } from '../fixtures/books-catalogue.js';
 import { assertProblem, backends, mainServiceOn, warnIfNoPostgres } from '../helpers.js';
+import { until } from '../wait.js';
 
 warnIfNoPostgres();
 
-const DEPTH = 300_000;
-/** 300,000 nested <div>s: 3.3 MB, under the 5 MiB cap, seconds to extract even flattened. */
-const DEEP = `<!doctype html><html><head><title>Deep</title></head><body>${'<div>'.repeat(DEPTH)}x${'</div>'.repeat(DEPTH)}</body></html>`;
 /** A listing of 2,000 cards, explained: its lists shown in part. */
 const LISTING = renderCataloguePage(1, { pages: 1, perPage: 2_000 })!;
-/** A big ordinary page: extracted in a thread too. */
+/** A big ordinary page: extracted in a thread. */
 const BIG = renderCataloguePage(1)!.replace('</body>', `<div hidden>${'<p>filler paragraph of a long page</p>'.repeat(3_000)}</div></body>`);
 
-/** Sent compressed (some kilobytes), its download takes next to nothing of a page's timeout. */
-const DEEP_GZIP = gzipSync(DEEP);
-
+/** The test's site: `/never` is asked for and never answered, until the client gives it up. */
 async function startSite() {
+  const unanswered = new Set<IncomingMessage>();
   const server = createServer((req, res) => {
-    const send = () =>
-      req.url === '/listing'
-        ? res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(LISTING)
-        : req.url?.startsWith('/big')
-          ? res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(BIG)
-          : res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-encoding': 'gzip' }).end(DEEP_GZIP);
-    // The late page arrives within the run's deadline, leaving its extraction to pass it.
-    if (req.url === '/deep-late') setTimeout(send, 2_500);
-    else send();
+    if (req.url?.startsWith('/never')) {
+      unanswered.add(req);
+      res.on('close', () => unanswered.delete(req));
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(req.url === '/listing' ? LISTING : BIG);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    /** Requests for /never whose client is still waiting. */
+    unanswered: () => unanswered.size,
     close: () => {
       server.closeAllConnections();
       return new Promise<void>((resolve) => server.close(() => resolve()));
@@ -48,6 +47,7 @@ for (const backend of backends()) {
   describe(`hostile pages on ${backend.name}`, () => {
     let app: App;
     let patient: App;
+    let context: Context;
     let db: Database;
     let site: Awaited<ReturnType<typeof startSite>>;
     const closers: Array<() => Promise<void>> = [];
@@ -60,7 +60,10 @@ for (const backend of backends()) {
         () => site.close(),
       );
       const env = { SCRAPE_ALLOW_PRIVATE_NETWORKS: 'true', SCRAPE_OBEY_ROBOTS: 'false', EXTRACT_THREADS: '1' };
-      app = (await mainServiceOn(db, { after: (fn) => closers.unshift(fn) }, { ...env, SCRAPE_RUN_DEADLINE_MS: '3000' }, { work: true })).app;
+      // The shortest run deadline there is, and a page timeout far past it: a page never answered meets the deadline first.
+      const hasty = await mainServiceOn(db, { after: (fn) => closers.unshift(fn) }, { ...env, SCRAPE_RUN_DEADLINE_MS: '1000', SCRAPE_TIMEOUT_MS: '90000' }, { work: true });
+      app = hasty.app;
+      context = hasty.context;
       // The default deadline and a long page timeout: a thread started afresh on a busy machine takes its time.
       patient = (await mainServiceOn(db, { after: (fn) => closers.unshift(fn) }, { ...env, SCRAPE_TIMEOUT_MS: '90000' })).app;
     });
@@ -72,21 +75,76 @@ for (const backend of backends()) {
     const logOf = async (id: string) => (await app.inject({ url: `/scrape-logs/${id}` })).json();
     const latestLog = async () => (await app.inject({ url: '/scrape-logs?limit=1' })).json()[0];
 
-    test('a page still being extracted at the run deadline: 504 naming SCRAPE_RUN_DEADLINE_MS, its log failed with that error (not interrupted)', async () => {
-      const problem = assertProblem(await scrape({ url: `${site.url}/deep-late` }), 504);
+    test('a page still unanswered at the run deadline: 504 naming SCRAPE_RUN_DEADLINE_MS, the page given up, its log failed with that error (not interrupted)', async () => {
+      // Only the deadline can end this run, however fast the machine: the page is never answered, and its
+      // page timeout is 90 s. The run lets go of the page: no request for it is left open.
+      const problem = assertProblem(await scrape({ url: `${site.url}/never?run=deadline` }), 504);
       assert.equal(problem.type, 'urn:data-aggregator:problem:upstream-timeout');
-      assert.match(problem.detail, /SCRAPE_RUN_DEADLINE_MS/);
+      assert.match(problem.detail, /deadline of 1 s \(SCRAPE_RUN_DEADLINE_MS\)/);
+      await until('no request for the page to be left open', () => site.unanswered() === 0);
       const log = await logOf((await latestLog()).id);
       assert.equal(log.status, 'failed');
       assert.equal(log.error.type, 'urn:data-aggregator:problem:upstream-timeout');
       assert.equal(log.error.status, 504);
+      assert.match(log.error.detail, /SCRAPE_RUN_DEADLINE_MS/);
       assert.equal(log.count, 0);
     });
 
-    test('a page stopped at its page timeout (timeout_ms) answers 504, and the next big page is extracted', async () => {
-      // Loading or extracting, whichever the timeout catches on this machine (extraction stopped by
-      // timeout_ms is shown in test/scraping/extract/pool.test.ts): either way a 504 and a failed log.
-      assertProblem(await scrape({ url: `${site.url}/deep`, timeout_ms: 1000 }, patient), 504);
+    test('a page still being extracted at the run deadline: its extraction is stopped, the run fails naming SCRAPE_RUN_DEADLINE_MS, its log failed with that error', async () => {
+      // The run's deadline is a signal the test aborts once the page is loaded and its extraction under
+      // way; the extraction is held until its signal aborts, then handed to the real one, which must stop.
+      let expire: (() => void) | undefined;
+      const overDeadline = new DOMException('The operation was aborted due to timeout', 'TimeoutError');
+      let extracting: AbortSignal | undefined;
+      const heldExtraction: PageExtractor = async (html, pageUrl, options, signal) => {
+        extracting = signal;
+        await new Promise((resolve) => (signal?.aborted ? resolve(undefined) : signal?.addEventListener('abort', resolve, { once: true })));
+        return context.scraping.extract(html, pageUrl, options, signal);
+      };
+      const { scrape: settings } = context.config;
+      const scraper = createScraper({
+        db: context.db,
+        loader: context.scraping.loader,
+        extract: heldExtraction,
+        recorder: context.recorder,
+        articles: context.articleRecorder,
+        logs: context.logs,
+        demoSiteUrl: settings.demoSiteUrl,
+        allowPrivateNetworks: true,
+        maxConcurrent: 1,
+        maxQueued: 1,
+        runDeadlineMs: 3_000,
+        defaultTimeoutMs: 90_000,
+        deadline: () => {
+          const deadline = new AbortController();
+          expire = () => deadline.abort(overDeadline);
+          return deadline.signal;
+        },
+      });
+      let logId: string | undefined;
+      const run = scraper.scrape({ url: `${site.url}/big` }, { onLog: (id) => (logId = id) });
+      run.catch(() => undefined);
+      const signal = await until('the page to be loaded and its extraction under way', () => extracting);
+      assert.equal(signal.aborted, false, 'the extraction began before the deadline');
+      expire!();
+      await assert.rejects(run, (error: unknown) => {
+        assert.ok(error instanceof UpstreamTimeout, String(error));
+        assert.match(error.message, /deadline of 3 s \(SCRAPE_RUN_DEADLINE_MS\)/);
+        return true;
+      });
+      assert.equal(signal.reason, overDeadline, 'the deadline, not the page timeout, stopped the extraction');
+      const log = await logOf(logId!);
+      assert.equal(log.status, 'failed');
+      assert.equal(log.error.type, 'urn:data-aggregator:problem:upstream-timeout');
+      assert.equal(log.error.status, 504);
+      assert.match(log.error.detail, /SCRAPE_RUN_DEADLINE_MS/);
+      assert.equal(log.count, 0);
+    });
+
+    test('a page still unanswered at its page timeout (timeout_ms) answers 504 naming it, and the next big page is extracted', async () => {
+      // The run deadline is the default five minutes: only the page timeout can end this page.
+      const problem = assertProblem(await scrape({ url: `${site.url}/never?run=timeout`, timeout_ms: 1000 }, patient), 504);
+      assert.match(problem.detail, /did not answer within 1000 ms/);
       assert.equal((await latestLog()).status, 'failed');
       const ok = await scrape({ url: `${site.url}/big` }, patient);
       assert.equal(ok.statusCode, 200, ok.body);
