@@ -23,7 +23,7 @@ export const CREATED_CONDITIONS = (Object.keys(LISTENS) as ConditionType[]).filt
 
 /** How far back a rule reads history: its own period (lowest price, drop from the highest, Omnibus) twice over, and the chart's 90 days. */
 export function lookBackDays(conditions: ReadonlyArray<{ days?: number | undefined }>): number {
-  return Math.max(90, ...conditions.map((c) => 2 * (c.days ?? 30))) + 1;
+  return conditions.reduce((most, c) => Math.max(most, 2 * (c.days ?? 30)), 90) + 1;
 }
 
 const isoTime = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;

@@ -11,8 +11,8 @@ const BARS = '▁▂▃▄▅▆▇█';
 export function sparkline(points: readonly ChartPoint[], max = 24): string {
   const prices = points.slice(-max).map((p) => p.price);
   if (prices.length === 0) return '';
-  const low = Math.min(...prices);
-  const high = Math.max(...prices);
+  const low = prices.reduce((min, price) => Math.min(min, price), Infinity);
+  const high = prices.reduce((max, price) => Math.max(max, price), -Infinity);
   return prices.map((price) => (high === low ? BARS[3] : BARS[Math.round(((price - low) / (high - low)) * (BARS.length - 1))])).join('');
 }
 
@@ -48,8 +48,8 @@ export function priceChart(points: readonly ChartPoint[], until: string, size: {
   const start = times[0] as number;
   const end = Math.max(Date.parse(until), times.at(-1) as number) || start + 1;
   const prices = points.map((p) => p.price);
-  const low = Math.min(...prices);
-  const high = Math.max(...prices);
+  const low = prices.reduce((min, price) => Math.min(min, price), Infinity);
+  const high = prices.reduce((max, price) => Math.max(max, price), -Infinity);
   const xOf = (t: number) => pad + Math.round(((t - start) / Math.max(end - start, 1)) * (width - 1 - 2 * pad));
   const yOf = (price: number) => (high === low ? Math.round(height / 2) : pad + Math.round(((high - price) / (high - low)) * (height - 1 - 2 * pad)));
 

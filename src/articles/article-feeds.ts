@@ -80,7 +80,7 @@ const tidy = (xml: string): string => xml.replace(/>\n[ \t]*<!\[CDATA\[/g, '><![
 
 export function buildFeed(format: FeedFormat, articles: readonly Article[], context: FeedContext): string {
   const entries = articles.map(entryOf);
-  const updated = entries.length === 0 ? context.now : new Date(Math.max(...entries.map((e) => e.updated.getTime())));
+  const updated = entries.length === 0 ? context.now : new Date(entries.reduce((latest, e) => Math.max(latest, e.updated.getTime()), -Infinity));
   switch (format) {
     case 'atom':
       return tidy(

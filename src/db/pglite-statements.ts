@@ -24,6 +24,11 @@ export interface StatementRunner {
   run<T>(sql: string, params: readonly unknown[] | undefined, options: { tx: Transaction | undefined; prepared?: boolean }): Promise<Results<T>>;
 }
 
+/** Appends one by one: a result of many rows is as many messages, too many to spread as arguments. */
+function append(messages: Messages, more: Messages): void {
+  for (const message of more) messages.push(message);
+}
+
 export function createStatementRunner(db: PGlite): StatementRunner {
   const prepared = new Map<string, { name: string; types: number[] }>();
   let named = 0;
@@ -39,7 +44,7 @@ export function createStatementRunner(db: PGlite): StatementRunner {
       let statement = prepared.get(sql);
       if (statement === undefined) {
         const name = `p${++named}`;
-        messages.push(...(await step(protocol.serialize.parse({ name, text: sql }))));
+        append(messages, await step(protocol.serialize.parse({ name, text: sql })));
         const types = parse.parseDescribeStatementResults(await step(protocol.serialize.describe({ type: 'S', name })));
         statement = { name, types };
         prepared.set(sql, statement);
@@ -50,12 +55,12 @@ export function createStatementRunner(db: PGlite): StatementRunner {
         const serialize = db.serializers[types[i]!];
         return serialize ? serialize(param) : String(param);
       });
-      messages.push(...(await step(protocol.serialize.bind({ statement: name, values }))));
-      messages.push(...(await step(protocol.serialize.describe({ type: 'P' }))));
-      messages.push(...(await step(protocol.serialize.execute({}))));
+      append(messages, await step(protocol.serialize.bind({ statement: name, values })));
+      append(messages, await step(protocol.serialize.describe({ type: 'P' })));
+      append(messages, await step(protocol.serialize.execute({})));
     } finally {
       // Ends the extended query, after an error too (the engine then drops what it was doing).
-      messages.push(...(await step(protocol.serialize.sync())));
+      append(messages, await step(protocol.serialize.sync()));
     }
     return parse.parseResults(messages, db.parsers)[0] as Results<T>;
   };

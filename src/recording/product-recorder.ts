@@ -57,7 +57,7 @@ export function createProductRecorder(deps: ProductRecorderDeps): ProductRecorde
   const record = async (sightings: readonly ProductSighting[], run: RunRef, tx: Queryable, complete = false): Promise<StoredEvent[]> => {
     // Every row lock first (observations, then the missed products), the events last.
     const pending = await tracker.observe(sightings, run, tx);
-    if (complete) pending.push(...(await tracker.missed(run, tx)));
+    if (complete) for (const event of await tracker.missed(run, tx)) pending.push(event);
     if (pending.length === 0) return [];
     const events = await tracker.append(pending, tx);
     await deps.alerts.evaluate(events, tx);

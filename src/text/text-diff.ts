@@ -75,8 +75,8 @@ export function diffBody(before: string | null, after: string | null): DiffPart[
     added = [];
   };
   for (const change of changes) {
-    if (change.removed) removed.push(...change.value);
-    else if (change.added) added.push(...change.value);
+    if (change.removed) removed = removed.concat(change.value);
+    else if (change.added) added = added.concat(change.value);
     else {
       flush();
       for (const paragraph of change.value) {

@@ -87,7 +87,7 @@ export function createLiveFeed(tracker: Pick<Tracker, 'events' | 'lastEventId'>,
           if (rows.length === 0) continue;
           group.cursor = rows[rows.length - 1]!.id;
           for (const member of group.members) {
-            member.queue.push(...rows);
+            for (const row of rows) member.queue.push(row);
             if (member.queue.length > FULL + BATCH) member.failure = `the stream fell more than ${FULL + BATCH} events behind`;
             member.notify?.();
           }

@@ -48,7 +48,7 @@ function siblingGroups(root: AnyNode, chrome: ReadonlySet<Element>): Element[][]
       if (members === undefined) bySignature.set(key, [child]);
       else members.push(child);
     }
-    groups.push(...[...bySignature.values()].filter((members) => members.length >= MIN_ARTICLES));
+    for (const members of bySignature.values()) if (members.length >= MIN_ARTICLES) groups.push(members);
   }
   return groups;
 }

@@ -84,7 +84,7 @@ export function extract(html: string, pageUrl: string, options: ExtractOptions =
     ogUrl,
     ogTitle: page.metaContent('og:title') ?? null,
     heading: heading === null ? null : visibleText(heading),
-    listEntries: Math.max(0, ...readings.map((r) => r?.listEntries ?? 0)),
+    listEntries: readings.reduce((most, r) => Math.max(most, r?.listEntries ?? 0), 0),
   });
   const ogType = page.metaContent('og:type') ?? null;
   const evidence: PageEvidence = {
@@ -95,7 +95,7 @@ export function extract(html: string, pageUrl: string, options: ExtractOptions =
       main: main?.reason ?? null,
       mainGuessed: main !== null && GUESSED_MAIN.test(main.reason),
       articleMain: articleIsPages(structuredArticles, [pageUrl, page.canonical, ogUrl], ogType),
-      listEntries: Math.max(0, ...readings.map((r) => r?.listEntries ?? 0)),
+      listEntries: readings.reduce((most, r) => Math.max(most, r?.listEntries ?? 0), 0),
       types: new Set(readings.flatMap((r) => [...(r?.types ?? [])])),
     },
     openGraph: { type: ogType, price: found.get('opengraph')?.[0]?.fields.price !== undefined },
@@ -261,7 +261,7 @@ function enrich(base: Candidate[], f: Found, baseSource: Source): Candidate[][] 
   const others: Candidate[] = [];
   for (const source of TRUST) {
     if (source === baseSource || source === 'visible' || source === 'opengraph' || source === 'meta') continue;
-    others.push(...(f.found.get(source) ?? []));
+    for (const candidate of f.found.get(source) ?? []) others.push(candidate);
   }
   if (others.length === 0) return base.map((c) => [c]);
   const groups = groupByIdentity([...base, ...others]);

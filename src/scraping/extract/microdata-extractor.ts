@@ -92,7 +92,7 @@ function linkAround(nameEl: Element, scope: Element): Element | undefined {
     const node = stack.shift()!;
     if (!isElement(node)) continue;
     if (node.name === 'a' && node.attribs['href'] !== undefined) return node;
-    stack.push(...node.children);
+    for (const child of node.children) stack.push(child);
   }
   return undefined;
 }
