@@ -129,6 +129,8 @@ export async function createContext(config: Config, options: ContextOptions = {}
       allowPrivateNetworks: scrape.allowPrivateNetworks,
       retryDelaysMs: config.alerts.retryDelaysMs,
       timeoutMs: config.alerts.timeoutMs,
+      rulesMax: config.alerts.rulesMax,
+      channelsPerTarget: config.alerts.channelsPerTarget,
       userAgent: scrape.userAgent,
       dashboardUrl: config.alerts.publicUrl,
       concurrency: Math.max(2, Math.ceil(config.jobs.workerConcurrency / 2)),

@@ -4,6 +4,7 @@ import type { WebhookMessage, WebhookMessageOutcome } from '../tracking/webhook-
 import { ALERT_QUEUES, type DeliveryMessage } from './alert-queues.js';
 import type { ChannelConfig } from './channel-schema.js';
 import type { ChannelStore } from './channel-store.js';
+import { channelTarget } from './channel-target.js';
 import { FINAL_DELIVERY, type DeliveryStore } from './delivery-store.js';
 import type { Firing } from './firing.js';
 import type { FiringStore } from './firing-store.js';
@@ -115,7 +116,7 @@ export function createAlertDelivery(deps: AlertDeliveryDeps): { deliver(message:
         attempted: true,
       });
       if (delay !== undefined) {
-        await deps.queue.enqueue<DeliveryMessage>(ALERT_QUEUES.delivery, [{ data: { delivery_id: id } }], { delayMs: delay });
+        await deps.queue.enqueue<DeliveryMessage>(ALERT_QUEUES.delivery, [{ data: { delivery_id: id }, group: channelTarget(channel.config).host }], { delayMs: delay });
         return;
       }
       // Retries ran out, or the failure will not pass by itself (a refused address, a 4xx, a login that fails).

@@ -1,10 +1,10 @@
-// Daily and weekly digests: what the digest calendar's job does each minute, once across all workers: the due firings of each rule grouped, one delivery per channel.
+// Daily and weekly digests: what the digest calendar's job does each minute, once across all workers: the due firings of each rule grouped, one delivery per channel and one message per destination.
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../db/queryable.js';
 import type { Queue } from '../queue/queue.js';
-import { ALERT_QUEUES, type DeliveryMessage } from './alert-queues.js';
 import type { ChannelStore } from './channel-store.js';
-import type { DeliveryStore, NewDelivery } from './delivery-store.js';
+import { planDeliveries, queueDeliveries } from './delivery-plan.js';
+import type { DeliveryStore } from './delivery-store.js';
 import type { FiringStore } from './firing-store.js';
 
 export interface DigestSenderDeps {
@@ -36,21 +36,9 @@ export function createDigestSender(deps: DigestSenderDeps): DigestSender {
             return false;
           }
           const channelIds = [...new Set(firings.flatMap((f) => f.channel_ids))];
-          const rows: NewDelivery[] = (await deps.channels.states(channelIds, tx)).map((channel) => ({
-            id: randomUUID(),
-            firing_id: null,
-            digest_id: id,
-            channel_id: channel.id,
-            channel_name: channel.name,
-            status: channel.enabled ? 'pending' : 'skipped',
-            error: channel.enabled ? null : `The channel is disabled${channel.disabled_reason === null ? '' : `: ${channel.disabled_reason}`}`,
-          }));
-          await deps.deliveries.create(rows, tx);
-          await deps.queue.enqueue<DeliveryMessage>(
-            ALERT_QUEUES.delivery,
-            rows.filter((row) => row.status === 'pending').map((row) => ({ data: { delivery_id: row.id } })),
-            { tx },
-          );
+          // One message per destination, whichever of the rule's channels lead there.
+          const planned = planDeliveries({ firing_id: null, digest_id: id }, await deps.channels.states(channelIds, tx), new Map());
+          await queueDeliveries(planned, deps, tx);
           return true;
         });
         if (created) made += 1;

@@ -1,13 +1,12 @@
 // Rules judged in the write's own transaction: each appended event against the enabled rules, firings stored once, deliveries queued with them.
-import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db/queryable.js';
 import type { Queue } from '../queue/queue.js';
 import type { StoredEvent } from '../tracking/tracking-store.js';
 import type { AlertRule } from './alert-rule-schema.js';
 import { CREATED_CONDITIONS, daysBefore, histories, LISTENS, lookBackDays, productContexts } from './alert-inputs.js';
-import { ALERT_QUEUES, type DeliveryMessage } from './alert-queues.js';
 import type { ChannelStore } from './channel-store.js';
-import type { DeliveryStore, NewDelivery } from './delivery-store.js';
+import { planDeliveries, queueDeliveries } from './delivery-plan.js';
+import type { DeliveryStore } from './delivery-store.js';
 import { digestPeriod } from './digest-schedule.js';
 import type { Firing } from './firing.js';
 import type { FiringStore, PendingFiring } from './firing-store.js';
@@ -34,35 +33,23 @@ export interface AlertEvaluatorDeps {
 }
 
 export function createAlertEvaluator(deps: AlertEvaluatorDeps): AlertEvaluator {
-  /** Deliveries of immediate firings: one per channel; a disabled channel's is recorded as skipped, with why. */
+  /**
+   * Deliveries of immediate firings: one per channel (a disabled channel's recorded as skipped, with
+   * why), and one message per destination and change: the firings of several rules on one event, or
+   * several channels to one URL, reach that URL once.
+   */
   const deliver = async (written: ReadonlyArray<{ id: number; firing: Firing }>, tx: Queryable) => {
     const immediate = written.filter((w) => w.firing.digest === 'immediate' && w.firing.channel_ids.length > 0);
     if (immediate.length === 0) return;
     const channels = new Map((await deps.channels.states([...new Set(immediate.flatMap((w) => w.firing.channel_ids))], tx)).map((c) => [c.id, c]));
-    const rows: NewDelivery[] = immediate.flatMap(({ id, firing }) =>
-      firing.channel_ids.flatMap((channelId) => {
-        const channel = channels.get(channelId);
-        if (channel === undefined) return [];
-        return [
-          {
-            id: randomUUID(),
-            firing_id: id,
-            digest_id: null,
-            channel_id: channel.id,
-            channel_name: channel.name,
-            status: channel.enabled ? ('pending' as const) : ('skipped' as const),
-            error: channel.enabled ? null : `The channel is disabled${channel.disabled_reason === null ? '' : `: ${channel.disabled_reason}`}`,
-          },
-        ];
-      }),
-    );
-    await deps.deliveries.create(rows, tx);
-    const pending = rows.filter((row) => row.status === 'pending');
-    await deps.queue.enqueue<DeliveryMessage>(
-      ALERT_QUEUES.delivery,
-      pending.map((row) => ({ data: { delivery_id: row.id } })),
-      { tx },
-    );
+    const sentByEvent = new Map<number, Map<string, string>>();
+    const planned = immediate.flatMap(({ id, firing }) => {
+      let sent = sentByEvent.get(firing.event_id);
+      if (sent === undefined) sentByEvent.set(firing.event_id, (sent = new Map()));
+      const targets = firing.channel_ids.flatMap((channelId) => channels.get(channelId) ?? []);
+      return planDeliveries({ firing_id: id, digest_id: null }, targets, sent);
+    });
+    await queueDeliveries(planned, deps, tx);
   };
 
   return {
@@ -78,7 +65,7 @@ export function createAlertEvaluator(deps: AlertEvaluatorDeps): AlertEvaluator {
         return product !== undefined && inScope(rule.scope, product, event.source);
       });
       if (matching.length === 0) return [];
-      const earliest = Math.min(...matching.map((c) => Date.parse(c.event.created_at)));
+      const earliest = matching.reduce((min, c) => Math.min(min, Date.parse(c.event.created_at)), Infinity);
       const history = await histories(
         [...new Set(matching.map((c) => c.event.product_id as number))],
         daysBefore(earliest, lookBackDays(matching.map((c) => c.rule.condition as { days?: number }))),

@@ -20,6 +20,10 @@ export interface AlertSettings {
   allowPrivateNetworks: boolean;
   retryDelaysMs: readonly number[];
   timeoutMs: number;
+  /** Alert rules in all (ALERT_RULES_MAX). */
+  rulesMax: number;
+  /** Channels to one destination (ALERT_CHANNELS_PER_TARGET). */
+  channelsPerTarget: number;
   userAgent: string;
   /** PUBLIC_URL: where messages link to. */
   dashboardUrl: string;
@@ -49,8 +53,13 @@ export interface AlertSystem {
 
 /** Declares the alert queues; call before the queue starts. */
 export function createAlertSystem(deps: AlertSystemDeps): AlertSystem {
-  for (const [name, policy] of Object.entries(ALERT_POLICIES)) deps.queue.define(name, policy);
   const { db, queue, settings } = deps;
+  for (const [name, policy] of Object.entries(ALERT_POLICIES)) {
+    // A delivery is taken back from a worker only well after its send must have ended (ALERT_TIMEOUT_MS):
+    // never handed out again while the first attempt still runs.
+    const expireInSeconds = name === ALERT_QUEUES.delivery ? Math.max(policy.expireInSeconds, Math.ceil(settings.timeoutMs / 1000) + 60) : policy.expireInSeconds;
+    queue.define(name, { ...policy, expireInSeconds });
+  }
   const rules = createRuleStore(db);
   const channels = createChannelStore(db);
   const firings = createFiringStore(db);
@@ -83,7 +92,7 @@ export function createAlertSystem(deps: AlertSystemDeps): AlertSystem {
   return {
     rules,
     evaluator: createAlertEvaluator({ rules, firings, channels, deliveries, queue }),
-    ruleService: createRuleService({ db, rules, channels, firings }),
+    ruleService: createRuleService({ db, rules, channels, firings, rulesMax: settings.rulesMax }),
     channelService: createChannelService({
       ...sender,
       db,
@@ -92,10 +101,14 @@ export function createAlertSystem(deps: AlertSystemDeps): AlertSystem {
       webhookExists: deps.webhookExists,
       allowPrivateNetworks: settings.allowPrivateNetworks,
       dashboardUrl: settings.dashboardUrl,
+      perTarget: settings.channelsPerTarget,
     }),
     digests,
     async work() {
-      await queue.work<DeliveryMessage>(ALERT_QUEUES.delivery, { concurrency: settings.concurrency }, (message) => delivery.deliver(message));
+      // A destination server that hangs holds at most half the handlers (across every process); the
+      // other servers' deliveries go on beside it.
+      const perGroup = Math.max(1, Math.floor(settings.concurrency / 2));
+      await queue.work<DeliveryMessage>(ALERT_QUEUES.delivery, { concurrency: settings.concurrency, perGroup }, (message) => delivery.deliver(message));
       await queue.work(ALERT_QUEUES.digest, { concurrency: 1 }, async () => {
         await digests.sendDue(new Date());
       });

@@ -21,6 +21,8 @@ export interface ChannelServiceDeps extends AlertSenderDeps {
   webhookExists(id: string): Promise<boolean>;
   allowPrivateNetworks: boolean;
   dashboardUrl: string;
+  /** Channels to one destination (ALERT_CHANNELS_PER_TARGET). */
+  perTarget: number;
 }
 
 export interface ChannelService {
@@ -78,7 +80,7 @@ export function createChannelService(deps: ChannelServiceDeps): ChannelService {
   return {
     async create(body) {
       const config = await configOf(body);
-      return channelView(await channels.create(randomUUID(), { name: body.name, enabled: body.enabled ?? true, config }));
+      return channelView(await channels.create(randomUUID(), { name: body.name, enabled: body.enabled ?? true, config }, deps.perTarget));
     },
 
     async get(id) {
@@ -95,11 +97,15 @@ export function createChannelService(deps: ChannelServiceDeps): ChannelService {
     async update(id, patch) {
       if ((await channels.get(id)) === undefined) throw notFound(id);
       const config = patch.config === undefined && patch.url === undefined ? undefined : await configOf(patch);
-      const updated = await channels.update(id, {
-        ...(patch.name === undefined ? {} : { name: patch.name }),
-        ...(patch.enabled === undefined ? {} : { enabled: patch.enabled }),
-        ...(config === undefined ? {} : { config }),
-      });
+      const updated = await channels.update(
+        id,
+        {
+          ...(patch.name === undefined ? {} : { name: patch.name }),
+          ...(patch.enabled === undefined ? {} : { enabled: patch.enabled }),
+          ...(config === undefined ? {} : { config }),
+        },
+        deps.perTarget,
+      );
       if (updated === undefined) throw notFound(id);
       return channelView(updated);
     },

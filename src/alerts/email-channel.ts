@@ -1,6 +1,6 @@
 // E-mail over SMTP with nodemailer: STARTTLS or implicit TLS, AUTH, text and HTML parts and the chart inline; the host resolved through the address guard.
 import type { LookupFunction } from 'node:net';
-import { isIP } from 'node:net';
+import { connect, isIP, type Socket } from 'node:net';
 import type { ConnectionOptions } from 'node:tls';
 import nodemailer from 'nodemailer';
 import { HttpProblem } from '../problems.js';
@@ -45,6 +45,10 @@ export function createEmailNotifier(config: ConfigOf<'email'>, deps: EmailDeps =
     kind: 'email',
     async send(message) {
       let transport: ReturnType<typeof nodemailer.createTransport> | undefined;
+      let socket: Socket | undefined;
+      // The whole conversation has one deadline: a server that answers a line every few seconds never
+      // trips the idle timeouts, and would hold the delivery (and its queue message) for ever.
+      const deadline = setTimeout(() => socket?.destroy(new DeadlineReached(timeoutMs)), timeoutMs);
       try {
         const address = deps.lookup === undefined ? config.host : await resolve(deps.lookup, config.host);
         transport = nodemailer.createTransport({
@@ -60,6 +64,17 @@ export function createEmailNotifier(config: ConfigOf<'email'>, deps: EmailDeps =
           connectionTimeout: timeoutMs,
           greetingTimeout: timeoutMs,
           socketTimeout: timeoutMs,
+          // Our own socket (nodemailer adds TLS on it), so the deadline can end the conversation.
+          getSocket: (_options: unknown, callback: (error: Error | null, socket?: { connection: Socket }) => void) => {
+            const opened = connect({ host: address, port: config.port });
+            socket = opened;
+            const failed = (error: Error) => callback(error);
+            opened.once('error', failed);
+            opened.once('connect', () => {
+              opened.off('error', failed);
+              callback(null, { connection: opened });
+            });
+          },
           // A message never reads local files or fetches URLs for attachments, whatever it contains.
           disableFileAccess: true,
           disableUrlAccess: true,
@@ -68,12 +83,22 @@ export function createEmailNotifier(config: ConfigOf<'email'>, deps: EmailDeps =
         const status = Number.parseInt(String(info.response ?? '250'), 10);
         return { ok: true, status: Number.isNaN(status) ? 250 : status, retryable: false };
       } catch (error) {
-        return failure(error, secrets);
+        return failure(socket?.errored instanceof DeadlineReached ? socket.errored : error, secrets);
       } finally {
+        clearTimeout(deadline);
         transport?.close();
+        socket?.destroy();
       }
     },
   };
+}
+
+/** The whole SMTP conversation outlasted ALERT_TIMEOUT_MS. */
+class DeadlineReached extends Error {
+  readonly code = 'ETIMEDOUT';
+  constructor(timeoutMs: number) {
+    super(`the conversation did not finish within ${timeoutMs} ms (ALERT_TIMEOUT_MS)`);
+  }
 }
 
 function resolve(lookup: LookupFunction, host: string): Promise<string> {

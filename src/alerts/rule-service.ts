@@ -23,6 +23,8 @@ export interface RuleServiceDeps {
   rules: RuleStore;
   channels: Pick<ChannelStore, 'states'>;
   firings: Pick<FiringStore, 'list' | 'get'>;
+  /** Alert rules in all (ALERT_RULES_MAX). */
+  rulesMax: number;
 }
 
 export interface RulePreviewView {
@@ -106,7 +108,7 @@ export function createRuleService(deps: RuleServiceDeps): RuleService {
 
   return {
     async create(input) {
-      return rules.create(randomUUID(), await checked(input));
+      return rules.create(randomUUID(), await checked(input), deps.rulesMax);
     },
 
     async get(id) {

@@ -1,6 +1,7 @@
 // Alert rules in the relational database (alert_rules): CRUD, and the enabled ones a write evaluates, read in its transaction.
 import { pagedList } from '../db/paged-list.js';
 import type { Database, Queryable } from '../db/queryable.js';
+import { LimitReached } from '../problems.js';
 import type { AlertRule, AlertRuleCreate } from './alert-rule-schema.js';
 
 export interface StoredRule extends AlertRule {
@@ -9,7 +10,8 @@ export interface StoredRule extends AlertRule {
 }
 
 export interface RuleStore {
-  create(id: string, rule: AlertRuleCreate): Promise<StoredRule>;
+  /** Refuses (LimitReached, nothing stored) a rule beyond `max` (ALERT_RULES_MAX). */
+  create(id: string, rule: AlertRuleCreate, max: number): Promise<StoredRule>;
   get(id: string): Promise<StoredRule | undefined>;
   list(query: { limit: number; offset: number; enabled?: boolean | undefined }): Promise<{ items: StoredRule[]; total: number }>;
   /** Replaces every field (the route merges a patch first). */
@@ -38,14 +40,19 @@ const params = (rule: AlertRuleCreate) => [
 
 export function createRuleStore(db: Database): RuleStore {
   return {
-    async create(id, rule) {
-      const [row] = await db.query<StoredRule>(
-        `INSERT INTO alert_rules (id, name, scope, condition, cooldown_minutes, digest, channel_ids, enabled)
-         VALUES ($1, $2, $3, $4, $5, $6, $7::uuid[], $8) RETURNING ${COLUMNS}`,
-        [id, ...params(rule)],
-      );
-      return row!;
-    },
+    create: (id, rule, max) =>
+      db.transaction(async (tx) => {
+        // Locked against other writers, so two requests cannot both take the last place.
+        await tx.exec('LOCK TABLE alert_rules IN SHARE ROW EXCLUSIVE MODE');
+        const [count] = await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM alert_rules');
+        if (count!.n >= max) throw new LimitReached(`There are ${count!.n} alert rules, the most ALERT_RULES_MAX allows (${max}); delete one first.`);
+        const [row] = await tx.query<StoredRule>(
+          `INSERT INTO alert_rules (id, name, scope, condition, cooldown_minutes, digest, channel_ids, enabled)
+           VALUES ($1, $2, $3, $4, $5, $6, $7::uuid[], $8) RETURNING ${COLUMNS}`,
+          [id, ...params(rule)],
+        );
+        return row!;
+      }),
 
     async get(id) {
       const [row] = await db.query<StoredRule>(`SELECT ${COLUMNS} FROM alert_rules WHERE id = $1`, [id]);

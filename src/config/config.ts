@@ -101,8 +101,12 @@ export interface AlertSettings {
   publicUrl: string;
   /** Delays before each retry of a failed alert delivery. */
   retryDelaysMs: number[];
-  /** How long one delivery waits for an answer. */
+  /** The longest one delivery takes, whole. */
   timeoutMs: number;
+  /** Alert rules in all. */
+  rulesMax: number;
+  /** Channels to one destination. */
+  channelsPerTarget: number;
 }
 
 export interface PostsSettings {
@@ -319,6 +323,8 @@ export function loadConfig(env: Env = process.env): Config {
       publicUrl: url(env, 'PUBLIC_URL', str(env, 'MAIN_SERVICE_URL') ?? `http://127.0.0.1:${port}`, ['http:', 'https:']),
       retryDelaysMs: delays(env, 'ALERT_RETRY_DELAYS_MS', [30_000, 120_000, 600_000, 1_800_000, 7_200_000]),
       timeoutMs: int(env, 'ALERT_TIMEOUT_MS', 30_000, 100, 300_000),
+      rulesMax: int(env, 'ALERT_RULES_MAX', 500, 1, 100_000),
+      channelsPerTarget: int(env, 'ALERT_CHANNELS_PER_TARGET', 10, 1, 1000),
     },
     posts: {
       url: url(env, 'EXTERNAL_POSTS_URL', 'https://jsonplaceholder.typicode.com/posts', ['http:', 'https:']),

@@ -246,7 +246,22 @@ export const SETTINGS: readonly Setting[] = [
     group: 'alerts',
     everyday: false,
     default: '30000',
-    meaning: 'how long one alert delivery (an HTTP request, or an SMTP conversation step) waits for an answer',
+    meaning:
+      'the longest one alert delivery takes, whole (an HTTP request with its answer, or a whole SMTP conversation); the delivery queue takes a message back only a minute after that',
+  },
+  {
+    name: 'ALERT_RULES_MAX',
+    group: 'alerts',
+    everyday: false,
+    default: '500',
+    meaning: 'alert rules in all, disabled ones included (422 `limit-reached` beyond); every write judges each change against the enabled ones',
+  },
+  {
+    name: 'ALERT_CHANNELS_PER_TARGET',
+    group: 'alerts',
+    everyday: false,
+    default: '10',
+    meaning: 'channels to one destination (the same URL and topic or chat, the same SMTP server and recipients; 422 `limit-reached` beyond); whatever their number, a destination gets each alert once',
   },
 
   {

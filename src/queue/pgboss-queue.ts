@@ -89,6 +89,7 @@ export function createPgBossQueue(options: PgBossQueueOptions): Queue {
           data: m.data,
           ...(m.id === undefined ? {} : { id: m.id }),
           ...(m.priority === undefined ? {} : { priority: m.priority }),
+          ...(m.group === undefined ? {} : { group: { id: m.group } }),
           ...(startAfter === undefined ? {} : { startAfter }),
         })),
         inTransaction(enqueue.tx),
@@ -126,7 +127,14 @@ export function createPgBossQueue(options: PgBossQueueOptions): Queue {
       const retryLimit = policies.get(name)?.retryLimit ?? 0;
       // A heartbeat every second: a cancel (or a lost claim) reaches the handler's signal within ~1 s.
       // Idle, a new message wakes a worker through NOTIFY, with a poll every 2 s as the backstop.
-      const common = { heartbeatRefreshSeconds: 1, burstWhenReadyExceeds: 1, pollingIntervalSeconds: 1, notifyPollingIntervalSeconds: 2 };
+      const common = {
+        heartbeatRefreshSeconds: 1,
+        burstWhenReadyExceeds: 1,
+        pollingIntervalSeconds: 1,
+        notifyPollingIntervalSeconds: 2,
+        // Counted across every process (in the database): a group's messages past it wait while others are handed out.
+        ...(work.perGroup === undefined ? {} : { groupConcurrency: work.perGroup }),
+      };
       const batchSize = Math.max(1, work.batchSize ?? 1);
       const run = (job: Job<T>) => handler(job.data, { id: job.id, signal: job.signal, retryCount: job.retryCount, retryLimit });
       if (batchSize === 1) {

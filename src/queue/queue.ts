@@ -32,6 +32,8 @@ export interface Message<T> {
   id?: string;
   /** Handed out before every ready message of a lower priority (0 by default); equal ones oldest first. */
   priority?: number;
+  /** Its group (a destination, say): with `WorkOptions.perGroup`, at most that many of a group run at once. */
+  group?: string;
 }
 
 export interface EnqueueOptions {
@@ -48,6 +50,11 @@ export interface WorkOptions {
   concurrency: number;
   /** Claim and complete messages this many at a time (one round trip per batch); 1 by default. */
   batchSize?: number;
+  /**
+   * At most this many messages of one group run at once, across every process: a group that is slow
+   * (a destination that hangs) holds that many handlers, and the others go on with the rest.
+   */
+  perGroup?: number;
 }
 
 export type QueueState = 'created' | 'retry' | 'active' | 'completed' | 'cancelled' | 'failed';

@@ -1,7 +1,7 @@
 // E-mail channel against a real SMTP server on 127.0.0.1 (smtp-server): STARTTLS and implicit TLS with a test certificate, AUTH, the MIME that arrives, and the address guard.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { after, before, test } from 'node:test';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
 import type { ConfigOf } from '../../src/alerts/channel-schema.js';
@@ -9,6 +9,7 @@ import { createEmailNotifier, type EmailDeps } from '../../src/alerts/email-chan
 import { renderFiring } from '../../src/alerts/message-render.js';
 import { evaluateRule } from '../../src/alerts/rule-evaluation.js';
 import { createGuardedLookup } from '../../src/egress/address-guard.js';
+import { until } from '../wait.js';
 import { PRODUCT, rule, timeline } from './timeline.js';
 
 const cert = readFileSync(new URL('../fixtures/smtp-tls/cert.pem', import.meta.url), 'utf8');
@@ -179,6 +180,36 @@ test('a server that is not there is a retryable failure', async () => {
   await gone.close();
   const outcome = await createEmailNotifier(channel(gone.port), trusting).send(message);
   assert.deepEqual([outcome.ok, outcome.retryable], [false, true]);
+});
+
+test('a server that answers a line every few hundred milliseconds, forever, is cut off at ALERT_TIMEOUT_MS: a retryable failure, its connection closed', { timeout: 30_000 }, async () => {
+  // Greets at once, then answers EHLO with an endless multi-line reply: every idle timeout is reset.
+  let closed = false;
+  const sockets = new Set<Socket>();
+  const tarpit = createNetServer((socket) => {
+    sockets.add(socket);
+    socket.write('220 tarpit.test ESMTP\r\n');
+    let drip: NodeJS.Timeout | undefined;
+    socket.on('data', () => {
+      drip ??= setInterval(() => socket.write('250-still thinking\r\n'), 200);
+    });
+    socket.on('close', () => {
+      clearInterval(drip);
+      closed = true;
+    });
+    socket.on('error', () => undefined);
+  });
+  await new Promise<void>((resolve) => tarpit.listen(0, '127.0.0.1', resolve));
+  try {
+    const { port } = tarpit.address() as AddressInfo;
+    const outcome = await createEmailNotifier(channel(port, { security: 'none' }), { ...trusting, timeoutMs: 1500 }).send(message);
+    assert.deepEqual([outcome.ok, outcome.retryable], [false, true]);
+    assert.match(outcome.error ?? '', /did not finish within 1500 ms \(ALERT_TIMEOUT_MS\)/);
+    await until('the conversation closed on the server', () => closed);
+  } finally {
+    for (const socket of sockets) socket.destroy();
+    await new Promise<void>((resolve) => tarpit.close(() => resolve()));
+  }
 });
 
 /** The MIME section whose Content-Type is `type`, headers included. */
