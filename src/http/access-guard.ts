@@ -16,6 +16,16 @@ export interface AccessGuardOptions {
   routeLimits?: Record<string, number>;
 }
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /**
+     * Whether the request may see how the service is operated (no API_KEY is set, or it carries the
+     * key): an open read leaves out what the operational reads guard (a tag's sources, say).
+     */
+    operator: boolean;
+  }
+}
+
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
@@ -63,14 +73,17 @@ function presentedKey(request: FastifyRequest): string | undefined {
  */
 export async function guardAccess(app: App, options: AccessGuardOptions): Promise<void> {
   const expected = options.apiKey === undefined ? undefined : createHash('sha256').update(options.apiKey).digest();
+  // Without a key everyone is the operator; with one, whoever presents it.
+  app.decorateRequest('operator', expected === undefined);
   if (expected !== undefined) {
     app.addHook('onRequest', (request, _reply, done) => {
+      const key = presentedKey(request);
+      request.operator = key !== undefined && sameKey(key, expected);
       // The matched route's pattern; an unknown path falls back to the URL (and then 404s if allowed through).
       const route = request.routeOptions.url ?? request.url.split('?')[0] ?? '';
       if (!needsKey(request.method, route, options.keyForAllReads)) return done();
-      const key = presentedKey(request);
       if (key === undefined) return done(new Unauthorized('This endpoint needs the API key: send Authorization: Bearer <key> or X-API-Key.'));
-      if (!sameKey(key, expected)) return done(new Unauthorized('The API key is not valid.'));
+      if (!request.operator) return done(new Unauthorized('The API key is not valid.'));
       done();
     });
   }

@@ -1,5 +1,6 @@
 // /tags, /products/{id}/tags, /articles/{id}/tags and /source-tags: watch lists on products and articles, and on the sources whose runs give them to what they collect.
 import { type Static, Type } from 'typebox';
+import type { FastifyRequest } from 'fastify';
 import type { App } from '../http/base-app.js';
 import { pagedAnswer } from '../http/paging.js';
 import { problemResponses } from '../http/schemas.js';
@@ -102,6 +103,13 @@ function taggedRoutes(app: App, deps: TagRoutesDeps, { kind, path, noun, Noun, i
   );
 }
 
+/** A tag as `request` may see it: its sources (what is watched where) only for the operator, as /source-tags. */
+function shownTo(request: FastifyRequest, tag: Tag): Tag {
+  if (request.operator) return tag;
+  const { sources: _sources, ...open } = tag;
+  return open;
+}
+
 export function tagRoutes(app: App, deps: TagRoutesDeps): void {
   const { tags } = deps;
 
@@ -117,14 +125,15 @@ export function tagRoutes(app: App, deps: TagRoutesDeps): void {
       },
     },
     async (request, reply) => {
-      return pagedAnswer(reply, '/tags', request, await tags.list(request.query));
+      const page = await tags.list(request.query);
+      return pagedAnswer(reply, '/tags', request, { ...page, items: page.items.map((tag) => shownTo(request, tag)) });
     },
   );
 
   app.get('/tags/:name', { schema: { tags: ['tags'], summary: 'One tag', params: TagPath, response: { 200: Tag, ...problemResponses(404, 422, 503) } } }, async (request) => {
     const tag = await tags.get(normalizeTag(request.params.name));
     if (tag === undefined) throw new NotFound(`Tag "${normalizeTag(request.params.name)}" does not exist.`);
-    return tag;
+    return shownTo(request, tag);
   });
 
   app.delete(

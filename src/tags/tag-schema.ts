@@ -32,7 +32,11 @@ export const Tag = Type.Object(
     name: Type.String({ examples: ['espresso'] }),
     products: Type.Integer({ description: 'Products carrying it' }),
     articles: Type.Integer({ description: 'Articles carrying it' }),
-    sources: Type.Array(Type.String(), { description: 'Source URLs whose runs give it to everything they collect' }),
+    sources: Type.Optional(
+      Type.Array(Type.String(), {
+        description: 'Source URLs whose runs give it to everything they collect; with API_KEY set, shown only to a request that carries the key (as /source-tags)',
+      }),
+    ),
     created_at: Type.String({ format: 'date-time' }),
   },
   { $id: 'Tag' },

@@ -53,7 +53,23 @@ describe('main service protection', () => {
   test('with API_KEY set, reads that expose operations need it too: scrape logs, metrics, jobs, schedules, webhooks', async () => {
     const app = await mainAppOn(db, later, { API_KEY: 's3cret-key' });
     const key = { 'x-api-key': 's3cret-key' };
-    for (const url of ['/scrape-logs', '/scrape-logs/00000000-0000-4000-8000-000000000000', '/metrics', '/jobs', '/schedules', '/webhooks']) {
+    const id = '00000000-0000-4000-8000-000000000000';
+    for (const url of [
+      '/scrape-logs',
+      `/scrape-logs/${id}`,
+      '/metrics',
+      '/jobs',
+      '/schedules',
+      '/webhooks',
+      // Where messages go, what is watched and what fired.
+      '/channels',
+      `/channels/${id}`,
+      '/alert-rules',
+      `/alert-rules/${id}`,
+      '/alerts',
+      '/alerts/1',
+      '/source-tags',
+    ]) {
       const without = await app.inject({ url });
       assert.equal(without.statusCode, 401, url);
       assert.match(without.json().detail, /API key/);
@@ -65,6 +81,26 @@ describe('main service protection', () => {
     }
     const spec = (await app.inject({ url: '/openapi.json' })).json();
     assert.deepEqual(spec.paths['/scrape-logs'].get.security, [{ bearer: [] }, { apiKey: [] }]);
+  });
+
+  test("with API_KEY set, the open tag reads leave out the tag's sources (what is watched where); with the key they show them", async () => {
+    const app = await mainAppOn(db, later, { API_KEY: 's3cret-key' });
+    const key = { 'x-api-key': 's3cret-key' };
+    const set = await app.inject({ method: 'PUT', url: '/source-tags', headers: key, payload: { source: 'https://shop.example/secret-supplier/', tags: ['suppliers'] } });
+    assert.equal(set.statusCode, 200, set.body);
+    for (const url of ['/tags', '/tags/suppliers']) {
+      const open = await app.inject({ url });
+      assert.equal(open.statusCode, 200, url);
+      assert.doesNotMatch(open.body, /secret-supplier/, `${url} without the key`);
+      assert.match((await app.inject({ url, headers: key })).body, /secret-supplier/, `${url} with the key`);
+      assert.doesNotMatch((await app.inject({ url, headers: { 'x-api-key': 'wrong' } })).body, /secret-supplier/, `${url} with a wrong key`);
+    }
+    const listed = (await app.inject({ url: '/tags' })).json();
+    assert.deepEqual(
+      listed.map((t: { name: string }) => t.name),
+      ['suppliers'],
+      'the tag itself stays readable',
+    );
   });
 
   test("API_KEY_READS=true: every read needs the key except health, docs and the dashboard's files", async () => {

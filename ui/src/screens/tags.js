@@ -138,7 +138,7 @@ export function TagsScreen() {
                 <div>${plural(t.products, 'product')}</div>
                 ${t.articles === 0 ? '' : html`<div><a href=${`/ui/articles${query({ tag: t.name })}`}>${plural(t.articles, 'article')}<span class="visually-hidden"> tagged ${t.name}</span></a></div>`}
               </td>
-              <td>${t.sources.length === 0 ? html`<span class="muted">—</span>` : t.sources.map((s) => html`<div class="url">${s}</div>`)}</td>
+              <td>${(t.sources ?? []).length === 0 ? html`<span class="muted">—</span>` : t.sources.map((s) => html`<div class="url">${s}</div>`)}</td>
               <td class="buttons"><button type="button" class="danger" onClick=${() => remove(t.name)}>Delete<span class="visually-hidden"> ${t.name}</span></button></td>
             </tr>`,
           )}
