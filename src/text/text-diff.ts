@@ -1,5 +1,5 @@
-// A readable diff between two versions of a text: paragraphs first, then the words of the paragraphs that changed; bounded in time on any input.
-import { diffArrays, diffWords } from 'diff';
+// A readable diff between two versions of a text: paragraphs first, then the words of the paragraphs that changed; bounded in time on any input, and by a deadline several diffs share.
+import { diffArrays, diffWordsWithSpace } from 'diff';
 
 export interface DiffPart {
   op: 'equal' | 'insert' | 'delete';
@@ -14,6 +14,15 @@ const TIMEOUT_MS = 50;
 /** All the word diffs of one body together. */
 const BUDGET_MS = 100;
 
+/**
+ * A moment (performance.now()) past which no more fine work is done: the diffs that share it (a page
+ * of revisions) show what they have not diffed yet as removed and added, whole. Default: no limit.
+ */
+export type DiffDeadline = number;
+
+/** Milliseconds one diff may take: its own bound, or what is left before the shared deadline. */
+const allowance = (own: number, deadline: DiffDeadline): number => Math.min(own, deadline - performance.now());
+
 const paragraphs = (text: string): string[] => text.split(/\n[ \t]*\n+/).filter((p) => p.trim() !== '');
 
 /** Adjacent parts of one kind become one. */
@@ -25,8 +34,9 @@ function push(parts: DiffPart[], op: DiffPart['op'], text: string): void {
 }
 
 /** Words of one short text against another (a title, or the paragraphs of one changed run). */
-export function diffText(before: string, after: string, maxEdits = MAX_WORD_EDITS): DiffPart[] {
-  const changes = diffWords(before, after, { maxEditLength: maxEdits, timeout: TIMEOUT_MS });
+export function diffText(before: string, after: string, deadline: DiffDeadline = Number.POSITIVE_INFINITY, maxEdits = MAX_WORD_EDITS): DiffPart[] {
+  const timeout = allowance(TIMEOUT_MS, deadline);
+  const changes = timeout <= 0 ? undefined : diffWordsWithSpace(before, after, { maxEditLength: maxEdits, timeout });
   const parts: DiffPart[] = [];
   if (changes === undefined) {
     push(parts, 'delete', before);
@@ -41,14 +51,15 @@ export function diffText(before: string, after: string, maxEdits = MAX_WORD_EDIT
  * A body against the next version of it: paragraphs that stayed are `equal`, a run of changed
  * paragraphs is diffed word by word. Paragraphs are joined by a blank line, as bodies are written.
  */
-export function diffBody(before: string | null, after: string | null): DiffPart[] {
+export function diffBody(before: string | null, after: string | null, deadline: DiffDeadline = Number.POSITIVE_INFINITY): DiffPart[] {
   const parts: DiffPart[] = [];
   if (before === null || after === null) {
     if (before !== null) push(parts, 'delete', before);
     if (after !== null) push(parts, 'insert', after);
     return parts;
   }
-  const changes = diffArrays(paragraphs(before), paragraphs(after), { maxEditLength: MAX_PARAGRAPH_EDITS, timeout: TIMEOUT_MS });
+  const timeout = allowance(TIMEOUT_MS, deadline);
+  const changes = timeout <= 0 ? undefined : diffArrays(paragraphs(before), paragraphs(after), { maxEditLength: MAX_PARAGRAPH_EDITS, timeout });
   if (changes === undefined)
     return [
       { op: 'delete', text: before },
@@ -58,19 +69,28 @@ export function diffBody(before: string | null, after: string | null): DiffPart[
   const started = performance.now();
   let removed: string[] = [];
   let added: string[] = [];
-  let first = true;
-  const separator = () => (first ? '' : '\n\n');
+  // Paragraphs each side has had so far: a blank line goes before every later one, on that side only.
+  let olds = 0;
+  let news = 0;
+  /** The blank line before the next paragraph of either side, as the part(s) that say which sides have it. */
+  const separate = (old: boolean, next: boolean) => {
+    const before = old && olds > 0;
+    const after = next && news > 0;
+    if (before && after) push(parts, 'equal', '\n\n');
+    else if (before) push(parts, 'delete', '\n\n');
+    else if (after) push(parts, 'insert', '\n\n');
+  };
   const flush = () => {
     if (removed.length === 0 && added.length === 0) return;
-    const sep = separator();
+    separate(removed.length > 0, added.length > 0);
     if (removed.length > 0 && added.length > 0 && performance.now() - started < BUDGET_MS) {
-      push(parts, 'equal', sep);
-      for (const part of diffText(removed.join('\n\n'), added.join('\n\n'))) push(parts, part.op, part.text);
+      for (const part of diffText(removed.join('\n\n'), added.join('\n\n'), deadline)) push(parts, part.op, part.text);
     } else {
-      if (removed.length > 0) push(parts, 'delete', sep + removed.join('\n\n'));
-      if (added.length > 0) push(parts, 'insert', (removed.length > 0 ? '\n\n' : sep) + added.join('\n\n'));
+      if (removed.length > 0) push(parts, 'delete', removed.join('\n\n'));
+      if (added.length > 0) push(parts, 'insert', added.join('\n\n'));
     }
-    first = false;
+    olds += removed.length;
+    news += added.length;
     removed = [];
     added = [];
   };
@@ -80,8 +100,10 @@ export function diffBody(before: string | null, after: string | null): DiffPart[
     else {
       flush();
       for (const paragraph of change.value) {
-        push(parts, 'equal', separator() + paragraph);
-        first = false;
+        separate(true, true);
+        push(parts, 'equal', paragraph);
+        olds += 1;
+        news += 1;
       }
     }
   }

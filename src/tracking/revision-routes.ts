@@ -10,7 +10,13 @@ import { Type } from 'typebox';
 
 const ArticleId = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'Positive integer' }) });
 
-function withDiff(revision: StoredRevision, before: StoredRevision | null): Revision {
+/**
+ * The diff work one page of revisions may do, all its diffs together: past it, the rest show a changed
+ * body removed and added whole. Each diff is bounded too, and the page lets other requests in between.
+ */
+const PAGE_DIFF_BUDGET_MS = 300;
+
+function withDiff(revision: StoredRevision, before: StoredRevision | null, deadline: number): Revision {
   const { id: _id, ...shown } = revision;
   const changed = revision.changed.filter((c): c is 'title' | 'body' => c === 'title' || c === 'body');
   return {
@@ -20,8 +26,8 @@ function withDiff(revision: StoredRevision, before: StoredRevision | null): Revi
       before === null
         ? null
         : {
-            title: before.title === revision.title ? null : diffText(before.title, revision.title),
-            body: before.body === revision.body ? null : diffBody(before.body, revision.body),
+            title: before.title === revision.title ? null : diffText(before.title, revision.title, deadline),
+            body: before.body === revision.body ? null : diffBody(before.body, revision.body, deadline),
           },
   };
 }
@@ -50,12 +56,15 @@ export function revisionRoutes(app: App, revisions: Pick<ArticleRevisions, 'list
       reply.header('x-total-count', page.total);
       const link = pageLinks(`/articles/${id}/revisions`, request.url, offset, limit, page.total);
       if (link) reply.header('link', link);
+      const deadline = performance.now() + PAGE_DIFF_BUDGET_MS;
       let before = page.before;
-      const shown = page.revisions.map((revision) => {
-        const entry = withDiff(revision, before);
+      const shown: Revision[] = [];
+      for (const revision of page.revisions) {
+        // Between two diffs the event loop is let go: a page of hard diffs never holds other requests.
+        if (shown.length > 0) await new Promise((resolve) => setImmediate(resolve));
+        shown.push(withDiff(revision, before, deadline));
         before = revision;
-        return entry;
-      });
+      }
       return { article_id: id, total: page.total, revisions: shown };
     },
   );

@@ -207,6 +207,41 @@ for (const backend of backends()) {
       assert.match(String(paged.headers.link), /rel="prev"/);
     });
 
+    test('a page of 100 revisions of a 9 KB story rewritten every time answers every diff, each reading back both versions exactly', async () => {
+      const url = site.storyUrl('sea-wall');
+      const article = (await scrape(url)).json().articles[0];
+      // Every version a different shuffle of the same words: diffs that run into their bounds.
+      const words = Array.from({ length: 1500 }, (_, i) => `w${(i * 7919) % 1009}`);
+      const version = (n: number) =>
+        Array.from({ length: 12 }, (_, p) =>
+          words
+            .slice((n * 37 + p * 101) % 1375)
+            .slice(0, 125)
+            .join(' '),
+        ).join('\n\n');
+      await db.query(
+        `INSERT INTO article_revisions (article_id, title, body, changed)
+         SELECT $1, 'Version ' || n, (($2::jsonb) ->> n), ARRAY['title', 'body'] FROM generate_series(0, 100) AS n`,
+        [article.id, JSON.stringify(Array.from({ length: 101 }, (_, n) => version(n)))],
+      );
+      const page = await app.inject({ url: `/articles/${article.id}/revisions?limit=100&offset=2` });
+      assert.equal(page.statusCode, 200);
+      const { revisions } = page.json() as { revisions: Array<{ body: string; diff: { body: Array<{ op: string; text: string }> | null } }> };
+      assert.equal(revisions.length, 100);
+      let before: string | undefined;
+      for (const revision of revisions) {
+        const diff = revision.diff.body ?? [];
+        const side = (skip: string) =>
+          diff
+            .filter((p) => p.op !== skip)
+            .map((p) => p.text)
+            .join('');
+        assert.equal(side('delete'), revision.body);
+        if (before !== undefined) assert.equal(side('insert'), before);
+        before = revision.body;
+      }
+    });
+
     test('GET /articles pages with X-Total-Count and Link, filters and searches; GET /articles/{id} answers provenance', async () => {
       const page = await app.inject({ url: '/articles?limit=2' });
       assert.equal(page.statusCode, 200);

@@ -1,6 +1,7 @@
 // Text diffs of article revisions: words of a title, paragraphs then words of a body, bounded on unrelated or huge input.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import fc from 'fast-check';
 import { diffBody, diffText, type DiffPart } from '../../src/text/text-diff.js';
 
 /** What a diff says the old (equal + delete) and the new (equal + insert) text were. */
@@ -53,5 +54,36 @@ describe('text diff', () => {
     const parts = diffBody(before, after);
     assert.deepEqual(sides(parts), { old: before, new: after });
     assert.ok(parts.length <= 4000, `${parts.length} parts`);
+  });
+
+  test('past a shared deadline no diff work is done: a changed body and title are answered removed and added whole', () => {
+    const past = performance.now() - 1;
+    const before = 'First paragraph stays.\n\nSecond one has a typo here.';
+    const after = 'First paragraph stays.\n\nSecond one has no typo here.';
+    assert.deepEqual(diffBody(before, after, past), [
+      { op: 'delete', text: before },
+      { op: 'insert', text: after },
+    ]);
+    assert.deepEqual(diffText('Sea wall cracks', 'Sea wall collapses', past), [
+      { op: 'delete', text: 'Sea wall cracks' },
+      { op: 'insert', text: 'Sea wall collapses' },
+    ]);
+    // Before the deadline, the same diff is word by word.
+    assert.ok(diffBody(before, after, performance.now() + 60_000).some((p) => p.op === 'equal'));
+  });
+
+  test('any two bodies, diffed in full, within budget or past the deadline: each side reads back exactly', () => {
+    const word = fc.constantFrom('sea', 'wall', 'storm', 'road', 'closed', 'Friday', 'the', 'a', '.', ',', '—');
+    const paragraph = fc.array(word, { minLength: 1, maxLength: 30 }).map((words) => words.join(' '));
+    const body = fc.array(paragraph, { minLength: 1, maxLength: 12 }).map((paragraphs) => paragraphs.join('\n\n'));
+    fc.assert(
+      fc.property(body, body, fc.boolean(), (before, after, late) => {
+        const parts = diffBody(before, after, late ? performance.now() - 1 : Number.POSITIVE_INFINITY);
+        assert.deepEqual(sides(parts), { old: before, new: after });
+        const title = diffText(before.slice(0, 80), after.slice(0, 80));
+        assert.deepEqual(sides(title), { old: before.slice(0, 80), new: after.slice(0, 80) });
+      }),
+      { numRuns: 300 },
+    );
   });
 });
