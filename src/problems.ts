@@ -118,8 +118,8 @@ export class UpstreamFailed extends HttpProblem {
   /** How long the upstream asked us to wait (its Retry-After), ms. */
   readonly retryAfterMs: number | undefined;
 
-  constructor(detail: string, options: { cause?: unknown; permanent?: boolean; upstreamStatus?: number; retryAfterMs?: number } = {}) {
-    super(502, 'upstream-failed', 'Bad Gateway', detail, { cause: options.cause });
+  constructor(detail: string, options: { cause?: unknown; permanent?: boolean; upstreamStatus?: number; retryAfterMs?: number; problem?: { slug: string; title: string } } = {}) {
+    super(502, options.problem?.slug ?? 'upstream-failed', options.problem?.title ?? 'Bad Gateway', detail, { cause: options.cause });
     this.permanent = options.permanent ?? false;
     this.upstreamStatus = options.upstreamStatus;
     this.retryAfterMs = options.retryAfterMs;
@@ -127,6 +127,17 @@ export class UpstreamFailed extends HttpProblem {
 
   override get retryable(): boolean {
     return !this.permanent;
+  }
+}
+
+/**
+ * A page larger than the service's own cap (SCRAPE_MAX_BODY_BYTES): the site answered, the service
+ * stopped reading. Its own type, so that no one takes it for the site's failure; permanent until the
+ * cap is raised.
+ */
+export class PageTooLarge extends UpstreamFailed {
+  constructor(detail: string) {
+    super(detail, { permanent: true, problem: { slug: 'page-too-large', title: 'Page Too Large' } });
   }
 }
 

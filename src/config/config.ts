@@ -294,7 +294,7 @@ export function loadConfig(env: Env = process.env): Config {
       timeoutMs: int(env, 'SCRAPE_TIMEOUT_MS', 15_000, 100, 120_000),
       runDeadlineMs: int(env, 'SCRAPE_RUN_DEADLINE_MS', 300_000, 1_000, 86_400_000),
       extractThreads: int(env, 'EXTRACT_THREADS', defaultExtractThreads(), 0, 64),
-      maxBodyBytes: int(env, 'SCRAPE_MAX_BODY_BYTES', 5 * 1024 * 1024, 1_024, 104_857_600),
+      maxBodyBytes: int(env, 'SCRAPE_MAX_BODY_BYTES', 10 * 1024 * 1024, 1_024, 104_857_600),
       maxRedirects: 5,
       userAgent: str(env, 'SCRAPE_USER_AGENT') ?? 'DataAggregatorBot/0.1 (+https://github.com/data-aggregator)',
       obeyRobots: bool(env, 'SCRAPE_OBEY_ROBOTS', true),

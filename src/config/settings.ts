@@ -136,7 +136,13 @@ export const SETTINGS: readonly Setting[] = [
   { name: 'SCRAPE_OBEY_ROBOTS', group: 'scrape', everyday: true, default: 'true', meaning: 'obey robots.txt for user-supplied URLs' },
   { name: 'SCRAPE_TIMEOUT_MS', group: 'scrape', everyday: false, default: '15000', meaning: 'per-page scrape timeout (`timeout_ms` in a request overrides it)' },
   { name: 'SCRAPE_RUN_DEADLINE_MS', group: 'scrape', everyday: false, default: '300000', meaning: 'the longest one scrape run may take, all its pages together (504 past it)' },
-  { name: 'SCRAPE_MAX_BODY_BYTES', group: 'scrape', everyday: false, default: '5242880', meaning: 'largest page accepted (5 MiB)' },
+  {
+    name: 'SCRAPE_MAX_BODY_BYTES',
+    group: 'scrape',
+    everyday: false,
+    default: '10485760',
+    meaning: 'largest page accepted, decompressed (10 MiB); a larger one fails its run with 502 `page-too-large` naming this setting (memory: docs/scraping-safety.md)',
+  },
   { name: 'SCRAPE_USER_AGENT', group: 'scrape', everyday: false, default: 'DataAggregatorBot/0.1 (+https://github.com/data-aggregator)', meaning: 'User-Agent of the scraper' },
   { name: 'SCRAPE_HOST_CONCURRENCY', group: 'scrape', everyday: false, default: '8', meaning: 'concurrent page fetches per host' },
   {

@@ -2,7 +2,7 @@
 import type { Readable } from 'node:stream';
 import { ResultType, Sniffer } from 'encoding-sniffer/sniffer';
 import type { Dispatcher } from 'undici';
-import { UpstreamFailed } from '../problems.js';
+import { PageTooLarge, UpstreamFailed } from '../problems.js';
 
 const SNIFF_BYTES = 512;
 /**
@@ -16,8 +16,14 @@ const PRESCAN_BYTES = 4096;
  * first `limit` bytes. The agent's decompression interceptor hands us decoded bytes as we pull them,
  * so the cap counts what a page decompresses to and a gzip bomb stops there. With `sniff`, a body that
  * does not start like markup is rejected after its first bytes instead of being downloaded whole.
+ * `setting` names the setting the limit comes from, for the error to name (see pageTooLarge).
  */
-export async function readBody(response: Dispatcher.ResponseData, limit: number, label: string, options: { truncate?: boolean; sniff?: boolean } = {}): Promise<Buffer> {
+export async function readBody(
+  response: Dispatcher.ResponseData,
+  limit: number,
+  label: string,
+  options: { truncate?: boolean; sniff?: boolean; setting?: string } = {},
+): Promise<Buffer> {
   const body = response.body as Readable;
   const encoding = firstHeader(response.headers['content-encoding'])?.trim().toLowerCase();
   // The interceptor removes the header of what it decoded; one still here is one it does not know.
@@ -38,7 +44,7 @@ export async function readBody(response: Dispatcher.ResponseData, limit: number,
       }
       if (size > limit) {
         if (options.truncate) return Buffer.concat(chunks, size).subarray(0, limit);
-        throw new UpstreamFailed(`${label} is larger than ${limit} bytes.`, { permanent: true });
+        throw options.setting === undefined ? new UpstreamFailed(`${label} is larger than ${limit} bytes.`, { permanent: true }) : pageTooLarge(label, limit, options.setting);
       }
     }
   } finally {
@@ -48,6 +54,18 @@ export async function readBody(response: Dispatcher.ResponseData, limit: number,
   const whole = Buffer.concat(chunks, size);
   if (sniffPending) assertLooksLikeHtml(whole, label);
   return whole;
+}
+
+/**
+ * The service's own cap refused a page, and the answer says so: which setting, its value, that the
+ * size counts decompressed bytes, and that the site did answer (a 502 alone reads as the site's fault).
+ */
+export function pageTooLarge(label: string, limit: number, setting: string): PageTooLarge {
+  const mib = Math.round((limit / 1_048_576) * 10) / 10;
+  return new PageTooLarge(
+    `${label} is larger than ${limit} bytes (${mib} MiB, decompressed), the cap this service sets on a page (${setting}): ` +
+      `the site answered, this service stopped reading. Raise ${setting} to read pages this large.`,
+  );
 }
 
 /** Without a Content-Type we accept the body only if its first non-blank character is `<`. */

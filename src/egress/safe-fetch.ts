@@ -35,6 +35,8 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const HTML_TYPES = new Set(['text/html', 'application/xhtml+xml']);
 const ACCEPT = 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.5';
 const ACCEPT_ENCODING = 'gzip, deflate, br';
+/** Where `maxBodyBytes` comes from: a page past it is refused naming this setting, not blamed on the site. */
+const BODY_CAP_SETTING = 'SCRAPE_MAX_BODY_BYTES';
 
 interface Hop {
   url: URL;
@@ -200,7 +202,7 @@ export function createSafeFetcher(settings: SafeFetchSettings, options: SafeFetc
       discard(response.body);
       throw new UpstreamFailed(`${url.href} is ${mime}, not one of ${types.join(', ')}.`, { permanent: true });
     }
-    const body = await readBody(response, settings.maxBodyBytes, url.href);
+    const body = await readBody(response, settings.maxBodyBytes, url.href, { setting: BODY_CAP_SETTING });
     return { url: url.href, status, contentType, body };
   }
 
@@ -219,7 +221,7 @@ export function createSafeFetcher(settings: SafeFetchSettings, options: SafeFetc
         throw new UpstreamFailed(`${url.href} is ${mime || 'an unknown type'}, not HTML.`, { permanent: true });
       }
     }
-    const bytes = await readBody(response, settings.maxBodyBytes, url.href, { sniff: contentType === undefined });
+    const bytes = await readBody(response, settings.maxBodyBytes, url.href, { sniff: contentType === undefined, setting: BODY_CAP_SETTING });
     const charset = pageCharset(bytes, contentType);
     if (trace !== undefined) {
       trace.bytes = bytes.length;

@@ -4,7 +4,7 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test, type TestContext } from 'node:test';
-import { BlockedTarget, UpstreamFailed, UpstreamTimeout } from '../../src/problems.js';
+import { BlockedTarget, PageTooLarge, UpstreamFailed, UpstreamTimeout } from '../../src/problems.js';
 import { isBlockedAddress } from '../../src/egress/address-guard.js';
 import { createHostLimiter } from '../../src/egress/host-limiter.js';
 import { createSafeFetcher, type SafeFetcherOptions, type SafeFetchSettings } from '../../src/egress/safe-fetch.js';
@@ -162,6 +162,11 @@ test('a body over maxBodyBytes is cut off with 502 and the download stops early'
   await assert.rejects(fetcher.fetchPage(`${site.url}huge`), (error: unknown) => {
     assert.ok(error instanceof UpstreamFailed);
     assert.match(error.message, /larger than 1048576 bytes/);
+    // The service's own cap refused it, and the error says so: its own type, the setting named.
+    assert.ok(error instanceof PageTooLarge);
+    assert.equal(error.type, 'urn:data-aggregator:problem:page-too-large');
+    assert.equal(error.retryable, false);
+    assert.match(error.message, /the cap this service sets on a page \(SCRAPE_MAX_BODY_BYTES\): the site answered/);
     return true;
   });
   // The server notices the hang-up once it has written what the socket would take.

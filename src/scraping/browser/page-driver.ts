@@ -1,6 +1,7 @@
 // One page of a render: its request hooks and size watch, then navigate, wait for the content the caller wants, and read it.
 import type { BrowserContext, Page, Response, Route } from 'playwright-core';
 import { BadRequest, BlockedTarget, HttpProblem, UpstreamFailed, UpstreamTimeout } from '../../problems.js';
+import { pageTooLarge } from '../../egress/body.js';
 import type { GuardProxy } from '../../egress/guard-proxy.js';
 import type { FetchedPage } from '../../egress/page-fetcher.js';
 import type { RequestGuard } from './request-guard.js';
@@ -108,8 +109,9 @@ async function watchDocumentSize(context: BrowserContext, page: Page, binding: B
   await session.send('Network.enable', { maxTotalBufferSize: 0, maxResourceBufferSize: 0 });
 }
 
+/** The same answer as static mode's: the service's own cap, named, refused the document. */
 function tooLarge(url: string, limit: number): UpstreamFailed {
-  return new UpstreamFailed(`${url} is larger than ${limit} bytes.`, { permanent: true });
+  return pageTooLarge(url, limit, 'SCRAPE_MAX_BODY_BYTES');
 }
 
 /** Where a render is, so that a deadline met outside Playwright's own timeouts can still say what it was waiting for. */

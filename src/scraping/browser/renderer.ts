@@ -31,7 +31,7 @@ export interface BrowserRendererOptions {
    * document the main frame goes to. Undefined: robots.txt is not consulted.
    */
   assertRobotsAllow?: (url: string, options: { trusted: boolean; signal?: AbortSignal }) => Promise<void>;
-  /** The main document's cap in decoded bytes, as static mode's SCRAPE_MAX_BODY_BYTES. Default 5 MiB. */
+  /** The main document's cap in decoded bytes, as static mode's SCRAPE_MAX_BODY_BYTES. Default 10 MiB. */
   maxDocumentBytes?: number;
   userAgent: string;
   /** Pages rendered at once; further renders wait in FIFO order. Default 4. */
@@ -61,7 +61,7 @@ export interface BrowserRenderer extends PageRenderer {
 }
 
 /** SCRAPE_MAX_BODY_BYTES's default, for renderers built without a configuration (tests). */
-const DEFAULT_MAX_DOCUMENT_BYTES = 5 * 1024 * 1024;
+const DEFAULT_MAX_DOCUMENT_BYTES = 10 * 1024 * 1024;
 /** Extra time past `timeoutMs` before the hard deadline, so Playwright's own timeouts report first. */
 const HARD_DEADLINE_MARGIN_MS = 750;
 
