@@ -157,7 +157,7 @@ export const SETTINGS: readonly Setting[] = [
     group: 'scrape',
     everyday: false,
     default: 'cores, at most 4',
-    meaning: 'worker threads that parse and extract pages of 64 KB and more off the event loop; `0` extracts every page inline',
+    meaning: 'worker threads that parse and extract every page off the event loop, where a deadline can stop it; `0` extracts every page inline (no deadline can stop it there)',
   },
 
   {
@@ -267,7 +267,8 @@ export const SETTINGS: readonly Setting[] = [
     group: 'alerts',
     everyday: false,
     default: '10',
-    meaning: 'channels to one destination (the same URL and topic or chat, the same SMTP server and recipients; 422 `limit-reached` beyond); whatever their number, a destination gets each alert once',
+    meaning:
+      'channels to one destination (the same URL and topic or chat, the same SMTP server and recipients; 422 `limit-reached` beyond); whatever their number, a destination gets each alert once',
   },
 
   {

@@ -1,5 +1,5 @@
-// Extraction off the event loop: big pages are parsed and extracted in worker threads (piscina), so a
-// 5 MiB page never stalls the requests the service is answering meanwhile.
+// Extraction off the event loop: every page is parsed and extracted in a worker thread (piscina), where a
+// deadline can stop it, so no page, however hostile, stalls the requests the service is answering meanwhile.
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { extract, type ExtractOptions } from './index.js';
@@ -15,7 +15,7 @@ export type PageExtractor = (html: string, pageUrl: string, options?: ExtractOpt
 
 export interface ExtractionPool {
   extract: PageExtractor;
-  /** Threads in use (0: every page is extracted inline). */
+  /** Threads in use (0: every page is extracted inline, EXTRACT_THREADS=0). */
   readonly threads: number;
   /** Pages extracted in a thread so far. */
   readonly threaded: number;
@@ -23,10 +23,10 @@ export interface ExtractionPool {
 }
 
 /**
- * Below this many characters a page is extracted inline: it takes well under a millisecond or two,
- * less than handing it to a thread and back.
+ * Threads that sat idle this long go away; the next page starts one again (about half a second to load
+ * the extraction code, so not after every quiet minute).
  */
-export const INLINE_BELOW_CHARS = 64 * 1024;
+const IDLE_MS = 10 * 60_000;
 
 /** The worker module next to this one: TypeScript under tsx (tests, development), JavaScript from dist/. */
 const WORKER = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? './extract-worker.ts' : './extract-worker.js', import.meta.url));
@@ -43,16 +43,16 @@ export function createExtractionPool(options: { threads: number }): ExtractionPo
     filename: WORKER,
     minThreads: 0,
     maxThreads: options.threads,
-    // Threads that sat idle for a minute go away; the next big page starts one again (~50 ms).
-    idleTimeout: 60_000,
+    idleTimeout: IDLE_MS,
   });
   return {
     threads: options.threads,
     get threaded() {
       return pool.completed;
     },
+    // Small pages too: a 5 KB page of nested price blocks takes over 100 ms, and a site rule's selector
+    // (`h1 ~ div ~ .price`) can backtrack for seconds; only a thread can be stopped at the deadline.
     extract: async (html, pageUrl, extractOptions = {}, signal) => {
-      if (html.length < INLINE_BELOW_CHARS) return extractInline(html, pageUrl, extractOptions, signal);
       if (signal === undefined) return pool.run({ html, pageUrl, options: extractOptions });
       signal.throwIfAborted();
       // Piscina ends the thread of an aborted task; its own AbortError says less than the reason.
