@@ -25,6 +25,19 @@ export function chartData(points) {
   ];
 }
 
+/** Half the time axis around a history of one moment (a product seen once): a day in all. */
+const LONE_MOMENT_HALF_SPAN_S = 12 * 3600;
+
+/**
+ * The time axis of a history of one moment (x values all equal): a day around it; null for a history
+ * with a span, whose axis uPlot draws first sighting to last. uPlot pads a zero-width time scale by
+ * 86400 / its `ms` option, 1000 days in seconds: a product first seen today was drawn over 2026-2029.
+ */
+export function loneMomentRange(xs) {
+  if (xs.length === 0 || xs[0] !== xs[xs.length - 1]) return null;
+  return [xs[0] - LONE_MOMENT_HALF_SPAN_S, xs[0] + LONE_MOMENT_HALF_SPAN_S];
+}
+
 /** The chart; the uPlot instance is kept on the element as `chart` (its data is what is plotted). */
 export function PriceChart({ points, currency }) {
   const box = useRef(null);
@@ -33,6 +46,14 @@ export function PriceChart({ points, currency }) {
     if (!element || points.length === 0) return undefined;
     const stepped = uPlot.paths.stepped({ align: 1 });
     const width = () => Math.max(280, element.clientWidth);
+    const data = chartData(points);
+    const lone = loneMomentRange(data[0]);
+    // uPlot sizes the x scale itself (at start, on a double click) and takes no range function for it
+    // while it has data: each time it sets a lone moment's scale, this sets the day around it instead,
+    // after the commit under way (a scale set inside it would wait for the next one).
+    const keepLoneMoment = (u, key) => {
+      if (key === 'x' && (u.scales.x.min !== lone[0] || u.scales.x.max !== lone[1])) queueMicrotask(() => u.setScale('x', { min: lone[0], max: lone[1] }));
+    };
     const plot = new uPlot(
       {
         width: width(),
@@ -45,8 +66,9 @@ export function PriceChart({ points, currency }) {
           { label: 'List price', stroke: '#6b7280', dash: [6, 4], paths: stepped, spanGaps: false },
           { label: 'Out of stock', scale: 'stock', stroke: 'rgba(185, 28, 28, 0.0)', fill: 'rgba(185, 28, 28, 0.15)', paths: stepped, points: { show: false } },
         ],
+        hooks: lone === null ? {} : { setScale: [keepLoneMoment] },
       },
-      chartData(points),
+      data,
       element,
     );
     element.chart = plot;

@@ -41,6 +41,11 @@ export function EventList({ events, currency, showProduct = false }) {
   </ol>`;
 }
 
+/** Gone, and since when; or its availability. A gone product's availability is what its source said before it went, not what it is now. */
+function StockBadge({ product }) {
+  return product.gone_at ? html`<${Badge} value="gone" /> since ${time(product.gone_at)}` : html`<${Badge} value=${product.availability} />`;
+}
+
 export function ProductScreen({ params }) {
   const { id } = params;
   const product = useApi(`/products/${encodeURIComponent(id)}`);
@@ -60,9 +65,9 @@ export function ProductScreen({ params }) {
     <h1>${p.title}</h1>
     <p class="lead">
       <strong class="price">${money(p.price, p.currency)}</strong>
-      ${p.list_price !== null ? html` <s>${money(p.list_price, p.currency)}</s>` : ''} <${Badge} value=${p.availability} />
+      ${p.list_price !== null ? html` <s>${money(p.list_price, p.currency)}</s>` : ''}
+      <${StockBadge} product=${p} />
       ${p.source_url ? html` · <a href=${p.source_url} rel="noopener noreferrer" target="_blank">Open the source page ↗</a>` : ''}
-      ${p.gone_at ? html` · <strong>gone</strong> since ${time(p.gone_at)}` : ''}
     </p>
 
     <${WatchTags} kind="products" id=${p.id} initial=${p.tags} />
