@@ -19,12 +19,15 @@ export interface JobService {
   create(request: JobRequest, options?: { scheduleId?: string; tx?: Queryable }): Promise<Job>;
   /** Cancels a queued or running job; a cancelled one is answered as it is; an ended one is a 409. */
   cancel(id: string): Promise<Job>;
-  createSchedule(input: ScheduleCreate): Promise<Schedule>;
+  /** In `tx` when given (several schedules that commit or roll back together); its own transaction otherwise. */
+  createSchedule(input: ScheduleCreate, options?: { tx?: Queryable }): Promise<Schedule>;
   /** What createSchedule would refuse (422 naming the field), refused without storing anything. */
   checkSchedule(input: ScheduleCreate): void;
+  /** The calendar part of checkSchedule alone (cron or every_minutes, and the time zone). */
+  checkCalendar(input: Pick<ScheduleCreate, 'cron' | 'every_minutes' | 'timezone'>): void;
   getSchedule(id: string): Promise<Schedule>;
   listSchedules(items: StoredSchedule[]): Schedule[];
-  updateSchedule(id: string, patch: SchedulePatch): Promise<Schedule>;
+  updateSchedule(id: string, patch: SchedulePatch, options?: { tx?: Queryable }): Promise<Schedule>;
   deleteSchedule(id: string): Promise<void>;
   /**
    * Starts a run of a schedule: at its due time (`manual` false), where a paused schedule does not
@@ -221,11 +224,15 @@ export function createJobService(deps: JobServiceDeps): JobService {
     },
 
     checkSchedule(input) {
-      checkCalendar({ cron: input.cron ?? null, every_minutes: input.every_minutes ?? null, timezone: input.timezone ?? 'UTC' }, input);
+      this.checkCalendar(input);
       check(input.job, '/body/job');
     },
 
-    async createSchedule(input) {
+    checkCalendar(input) {
+      checkCalendar({ cron: input.cron ?? null, every_minutes: input.every_minutes ?? null, timezone: input.timezone ?? 'UTC' }, input);
+    },
+
+    async createSchedule(input, options = {}) {
       const fields: ScheduleFields = {
         name: input.name ?? null,
         cron: input.cron ?? null,
@@ -238,10 +245,11 @@ export function createJobService(deps: JobServiceDeps): JobService {
       checkCalendar(fields, input);
       check(input.job, '/body/job');
       const id = randomUUID();
-      return deps.db.transaction(async (tx) => {
+      const insert = async (tx: Queryable) => {
         await replan(await schedules.create(id, fields, deps.schedulesMax, tx), tx);
         return shown((await schedules.get(id, tx))!);
-      });
+      };
+      return options.tx === undefined ? deps.db.transaction(insert) : insert(options.tx);
     },
 
     async getSchedule(id) {
@@ -252,8 +260,8 @@ export function createJobService(deps: JobServiceDeps): JobService {
 
     listSchedules: (items) => items.map(shown),
 
-    async updateSchedule(id, patch) {
-      const current = await schedules.get(id);
+    async updateSchedule(id, patch, options = {}) {
+      const current = await schedules.get(id, options.tx);
       if (current === undefined) throw new NotFound(`Schedule ${id} does not exist.`);
       // Giving one calendar form replaces the other.
       const calendar =
@@ -275,10 +283,11 @@ export function createJobService(deps: JobServiceDeps): JobService {
       }
       checkCalendar(fields, patch);
       if (patch.job !== undefined) check(patch.job, '/body/job');
-      return deps.db.transaction(async (tx) => {
+      const change = async (tx: Queryable) => {
         await replan((await schedules.update(id, fields, tx))!, tx);
         return shown((await schedules.get(id, tx))!);
-      });
+      };
+      return options.tx === undefined ? deps.db.transaction(change) : change(options.tx);
     },
 
     async runSchedule(id, { manual }) {

@@ -35,8 +35,10 @@ export interface ScheduleStore {
   recordSkip(id: string, tx?: Queryable): Promise<void>;
   /** The job as sent, passwords in URLs included: what each run starts (StoredSchedule.job shows them masked). */
   jobToRun(id: string, tx?: Queryable): Promise<JobRequest | undefined>;
-  /** The schedules whose job starts at one of `urls` (as given), oldest first. */
-  withJobUrls(urls: readonly string[]): Promise<StoredSchedule[]>;
+  /** Every schedule's id and the URL its job starts at, oldest first (at most SCHEDULES_MAX of them). */
+  jobUrls(): Promise<Array<{ id: string; url: string | null }>>;
+  /** Schedules in all. */
+  count(tx?: Queryable): Promise<number>;
   /**
    * Moves the next due time from `from` to `to` (null: none) where it still is `from` (undefined:
    * whatever it is); answers whether it did. The firing that moves it is the one that runs.
@@ -117,7 +119,12 @@ export function createScheduleStore(db: Database): ScheduleStore {
       await tx.query('UPDATE schedules SET skipped = skipped + 1, last_skipped_at = now() WHERE id = $1', [id]);
     },
 
-    withJobUrls: (urls) => db.query<StoredSchedule>(`SELECT ${COLUMNS} FROM schedules WHERE job->>'url' = ANY ($1::text[]) ORDER BY schedules.created_at, id`, [urls]),
+    jobUrls: () => db.query<{ id: string; url: string | null }>("SELECT id, job->>'url' AS url FROM schedules ORDER BY created_at, id"),
+
+    async count(tx = db) {
+      const [row] = await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM schedules');
+      return row!.n;
+    },
 
     async moveNextRun(id, from, to, tx = db) {
       const where = from === undefined ? '' : from === null ? ' AND next_run_at IS NULL' : ' AND next_run_at = $3::timestamptz';

@@ -1,5 +1,5 @@
 // A CSV list of URLs to watch, read and checked line by line (pure but for the guard's checks): each line a schedule to be, or the reasons it cannot be.
-import { parse } from 'csv-parse/sync';
+import { parse } from 'csv-parse';
 import { HttpProblem, ValidationFailed, type FieldError } from '../problems.js';
 import { checkScrapeRequest } from '../scraping/scrape-request.js';
 import { checkedTags } from '../tags/tag-schema.js';
@@ -39,28 +39,40 @@ export interface LineError {
   message: string;
 }
 
+/** The CSV is parsed this many characters at a time, the event loop let go between them. */
+const CHUNK_CHARS = 64 * 1024;
+/** Lines checked between two turns of the event loop. */
+const LINES_PER_TURN = 100;
+
+export const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 /**
  * Reads the CSV: a header line naming the columns (`url` and any of tags, name, every_minutes, cron,
  * timezone, max_pages, use_selenium), or no header and the columns url, tags, name. Tags in a cell
  * are separated by `;`. Blank lines and lines starting with # are skipped. Every line is checked as
  * a schedule would be (the URL against the address guard); all the problems are answered together.
+ * A megabyte of CSV is read in slices, other requests answered in between.
  */
-export function readWatchList(csv: string, defaults: WatchDefaults, allowPrivateNetworks: boolean): { lines: WatchLine[]; errors: LineError[] } {
-  let records: Array<{ record: string[]; info: { lines: number } }>;
-  try {
-    // With `info`, each record comes with where it ended (its line), which the errors name.
-    records = parse(csv, {
-      info: true,
-      skip_empty_lines: true,
-      relax_column_count: true,
-      trim: true,
-      comment: '#',
-      comment_no_infix: true,
-      bom: true,
-    }) as unknown as typeof records;
-  } catch (error) {
-    const e = error as { lines?: number; message?: string };
-    throw new ValidationFailed([{ path: `/body/line/${e.lines ?? 1}`, message: `is not valid CSV: ${String(e.message ?? error).replace(/^[A-Z_]+:\s*/, '')}` }]);
+export async function readWatchList(csv: string, defaults: WatchDefaults, allowPrivateNetworks: boolean): Promise<{ lines: WatchLine[]; errors: LineError[] }> {
+  const records: Array<{ record: string[]; info: { lines: number } }> = [];
+  // With `info`, each record comes with where it ended (its line), which the errors name.
+  const parser = parse({ info: true, skip_empty_lines: true, relax_column_count: true, trim: true, comment: '#', comment_no_infix: true, bom: true });
+  let failure: (Error & { lines?: number }) | undefined;
+  parser.on('data', (record) => records.push(record));
+  parser.on('error', (error) => {
+    failure ??= error;
+  });
+  const ended = new Promise<void>((resolve) => parser.once('close', resolve));
+  // The header and one line too many are enough to refuse it.
+  for (let at = 0; at < csv.length && failure === undefined && records.length <= MAX_WATCH_LINES + 1; at += CHUNK_CHARS) {
+    if (at > 0) await nextTurn();
+    parser.write(csv.slice(at, at + CHUNK_CHARS));
+  }
+  if (failure === undefined && records.length <= MAX_WATCH_LINES + 1) parser.end();
+  else parser.destroy();
+  await ended;
+  if (failure !== undefined) {
+    throw new ValidationFailed([{ path: `/body/line/${failure.lines ?? 1}`, message: `is not valid CSV: ${String(failure.message).replace(/^[A-Z_]+:\s*/, '')}` }]);
   }
   if (records.length === 0) throw new ValidationFailed([{ path: '/body', message: 'holds no URL: send one URL per line (a header line "url,tags,name" is optional)' }]);
   const first = records[0]!.record.map((cell) => cell.toLowerCase());
@@ -74,17 +86,18 @@ export function readWatchList(csv: string, defaults: WatchDefaults, allowPrivate
   }
   const rows = hasHeader ? records.slice(1) : records;
   if (rows.length > MAX_WATCH_LINES) {
-    throw new HttpProblem(413, 'payload-too-large', 'Content Too Large', `An import takes at most ${MAX_WATCH_LINES} URLs; this one has ${rows.length}. Split it.`);
+    throw new HttpProblem(413, 'payload-too-large', 'Content Too Large', `An import takes at most ${MAX_WATCH_LINES} URLs; this one has more. Split it.`);
   }
   const lines: WatchLine[] = [];
-  for (const { record, info } of rows) {
+  for (const [i, { record, info }] of rows.entries()) {
+    if (i > 0 && i % LINES_PER_TURN === 0) await nextTurn();
     const cells: Partial<Record<Column, string>> = {};
     record.forEach((value, i) => {
       const column = columns[i];
       if (column != null && value !== '') cells[column] = value;
     });
     const line = readLine(info.lines, cells, defaults, allowPrivateNetworks);
-    if ('errors' in line) errors.push(...line.errors);
+    if ('errors' in line) for (const error of line.errors) errors.push(error);
     else lines.push(line);
   }
   return { lines, errors };

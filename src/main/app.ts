@@ -132,7 +132,13 @@ export async function buildMainApp(deps: MainDeps): Promise<App> {
   webhookRoutes(app, { webhooks: deps.tracking.webhooks, deliveries: deps.tracking.deliveries, allowPrivateNetworks: deps.config.scrape.allowPrivateNetworks });
   scrapeRoutes(app, deps.scraping.scraper, metrics, deps.jobs.service);
   jobRoutes(app, { ...deps.jobs, streams });
-  watchListRoutes(app, { service: deps.jobs.service, schedules: deps.jobs.schedules, allowPrivateNetworks: deps.config.scrape.allowPrivateNetworks });
+  watchListRoutes(app, {
+    db: deps.db,
+    service: deps.jobs.service,
+    schedules: deps.jobs.schedules,
+    allowPrivateNetworks: deps.config.scrape.allowPrivateNetworks,
+    schedulesMax: deps.config.jobs.schedulesMax,
+  });
   logRoutes(app, deps.logs);
   postsRoutes(app, deps.posts);
   await uiRoutes(app);
