@@ -37,6 +37,11 @@ export interface BrowserRendererOptions {
   /** Pages rendered at once; further renders wait in FIFO order. Default 4. */
   maxConcurrentPages?: number;
   logger?: BrowserLogger;
+  /**
+   * Arms a render's hard deadline: calls `expire` after `ms` and answers what disarms it (a timer by
+   * default). A test arms its own, to fire once the page is provably where the test means it to be.
+   */
+  hardDeadline?: (ms: number, expire: () => void) => () => void;
 }
 
 /** The renderer plus honest read-outs that tests (and logs) use to check process and context reuse. */
@@ -75,6 +80,12 @@ const HARD_DEADLINE_MARGIN_MS = 750;
 export function createBrowserRenderer(options: BrowserRendererOptions): BrowserRenderer {
   const { guardRequest, logger, assertRobotsAllow } = options;
   const maxDocumentBytes = options.maxDocumentBytes ?? DEFAULT_MAX_DOCUMENT_BYTES;
+  const armHardDeadline =
+    options.hardDeadline ??
+    ((ms: number, expire: () => void) => {
+      const timer = setTimeout(expire, ms);
+      return () => clearTimeout(timer);
+    });
   const launcher = createLauncher({ executablePath: options.executablePath, ...(logger ? { logger } : {}) });
   const pool = createContextPool({
     launcher,
@@ -102,7 +113,7 @@ export function createBrowserRenderer(options: BrowserRendererOptions): BrowserR
     const work = preparedPromise.then((prepared) => drivePage(prepared, url, driveOptions, deadlineAt, () => pool.replenish(target), progress));
     // When the hard deadline or an abort wins, the abandoned work fails later as its context is torn down.
     work.catch(() => undefined);
-    let timer: NodeJS.Timeout | undefined;
+    let disarm: (() => void) | undefined;
     // Playwright's timeouts cover navigation and waiting, but not page.content() on a page whose script
     // never yields, nor a browser that stopped answering; this one does not depend on the browser.
     // On a loaded host the page's own timer for a selector can fire after this one: the message
@@ -112,7 +123,7 @@ export function createBrowserRenderer(options: BrowserRendererOptions): BrowserR
         ? selectorTimeout(renderOptions.waitFor, url, timeoutMs, cause)
         : new UpstreamTimeout(`${url} did not finish rendering within ${timeoutMs} ms.`, { cause });
     const hardDeadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(timedOut()), timeoutMs + HARD_DEADLINE_MARGIN_MS);
+      disarm = armHardDeadline(timeoutMs + HARD_DEADLINE_MARGIN_MS, () => reject(timedOut()));
     });
     let succeeded = false;
     try {
@@ -131,7 +142,7 @@ export function createBrowserRenderer(options: BrowserRendererOptions): BrowserR
       if (isPlaywrightTimeout(error)) throw timedOut(error);
       throw new UpstreamFailed(`Rendering ${url} failed: ${firstLine(error)}`, { cause: error });
     } finally {
-      clearTimeout(timer);
+      disarm?.();
       await pool.retire(target, preparedPromise, succeeded);
       pool.replenish(target);
     }

@@ -159,7 +159,6 @@ export async function startSite(extraPages: Record<string, Handler> = {}): Promi
       // Headers never come: the browser waits until our deadline.
       held.add(res);
     },
-    '/spin': (_req, res) => send(res, html('<p>spinning</p>', `<script>document.addEventListener('DOMContentLoaded', () => setTimeout(() => { for (;;) {} }, 0));</script>`)),
     '/slow': (_req, res) => {
       setTimeout(() => send(res, html('<p>slow</p>')), 200);
     },
