@@ -103,7 +103,8 @@ for (const backend of backends()) {
       const topic = 'same-destination';
       const config = { kind: 'ntfy', server_url: `${receiver.base}/`, topic };
       const channels = [];
-      for (let i = 0; i < 10; i++) channels.push(await created('/channels', { name: `copy ${i}`, config: { ...config, server_url: i % 2 === 0 ? `${receiver.base}/` : receiver.base } }));
+      for (let i = 0; i < 10; i++)
+        channels.push(await created('/channels', { name: `copy ${i}`, config: { ...config, server_url: i % 2 === 0 ? `${receiver.base}/` : receiver.base } }));
       const eleventh = assertProblem(await inject('POST', '/channels', { name: 'one too many', config }), 422);
       assert.match(eleventh.detail, /ALERT_CHANNELS_PER_TARGET allows \(10\)/);
       const elsewhere = await created('/channels', { name: 'other topic', config: { ...config, topic: 'another-topic' } });
@@ -112,7 +113,12 @@ for (const backend of backends()) {
 
       const product = await created('/products', { title: 'Kettle', price: 40, currency: 'EUR' });
       for (let i = 0; i < 10; i++) {
-        await created('/alert-rules', { name: `watch ${i}`, scope: { type: 'product', product_id: product.id }, condition: { type: 'price_changed' }, channel_ids: channels.map((c) => c.id) });
+        await created('/alert-rules', {
+          name: `watch ${i}`,
+          scope: { type: 'product', product_id: product.id },
+          condition: { type: 'price_changed' },
+          channel_ids: channels.map((c) => c.id),
+        });
       }
       assert.equal((await inject('PATCH', `/products/${product.id}`, { price: 35 })).statusCode, 200);
       const alerts = await until('ten alerts with every delivery settled', async () => {
@@ -124,7 +130,10 @@ for (const backend of backends()) {
       assert.equal(deliveries.filter((d) => d.status === 'succeeded').length, 1);
       const skipped = deliveries.filter((d) => d.status === 'skipped');
       assert.equal(skipped.length, 99);
-      assert.ok(skipped.every((d) => /Sent once to the same destination, through channel "copy \d"/.test(d.error ?? '')), JSON.stringify(skipped[0]));
+      assert.ok(
+        skipped.every((d) => /Sent once to the same destination, through channel "copy \d"/.test(d.error ?? '')),
+        JSON.stringify(skipped[0]),
+      );
       assert.equal(receiver.received.filter((r) => r.body.topic === topic).length, 1, 'one POST for one change');
       await deleteAll('/alert-rules');
       await deleteAll('/channels');

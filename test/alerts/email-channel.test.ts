@@ -182,7 +182,9 @@ test('a server that is not there is a retryable failure', async () => {
   assert.deepEqual([outcome.ok, outcome.retryable], [false, true]);
 });
 
-test('a server that answers a line every few hundred milliseconds, forever, is cut off at ALERT_TIMEOUT_MS: a retryable failure, its connection closed', { timeout: 30_000 }, async () => {
+test('a server that answers a line every few hundred milliseconds, forever, is cut off at ALERT_TIMEOUT_MS: a retryable failure, its connection closed', {
+  timeout: 30_000,
+}, async () => {
   // Greets at once, then answers EHLO with an endless multi-line reply: every idle timeout is reset.
   let closed = false;
   const sockets = new Set<Socket>();
