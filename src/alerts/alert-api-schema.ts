@@ -1,6 +1,6 @@
 // Request and answer shapes of /alert-rules, /alerts and /channels: validation, serialisation and the OpenAPI document.
 import { Type, type Static } from 'typebox';
-import { Nullable } from '../http/schemas.js';
+import { MAX_BIGINT_ID, Nullable } from '../http/schemas.js';
 import { AlertRule, AlertRuleCreate, DIGEST_MODES, type DigestMode } from './alert-rule-schema.js';
 import { ChannelConfig } from './channel-schema.js';
 
@@ -79,7 +79,7 @@ export const RulePreviewAnswer = Type.Object(
 export const AlertQuery = Type.Object(
   {
     limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }),
-    before: Type.Optional(Type.Integer({ minimum: 1, description: 'The cursor: alerts older than this one (the last id of the previous page)' })),
+    before: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_BIGINT_ID, description: 'The cursor: alerts older than this one (the last id of the previous page)' })),
     rule_id: Type.Optional(Uuid),
     product_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647 })),
     condition: Type.Optional(Type.String({ maxLength: 40, pattern: '^[a-z_]+$' })),
@@ -120,7 +120,7 @@ export const Alert = Type.Object(
 );
 export type Alert = Static<typeof Alert>;
 
-export const AlertPath = Type.Object({ id: Type.Integer({ minimum: 1, description: 'Alert id' }) });
+export const AlertPath = Type.Object({ id: Type.Integer({ minimum: 1, maximum: MAX_BIGINT_ID, description: 'Alert id' }) });
 
 export const ChannelView = Type.Object(
   {

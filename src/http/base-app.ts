@@ -10,6 +10,7 @@ import { Ajv, type Options as AjvOptions } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { Config } from '../config/config.js';
 import { frameworkErrorHandler, installProblemHandling } from '../problems.js';
+import { clientErrorHandler } from './client-errors.js';
 import { redactRequestUrl } from '../redact.js';
 import { serializeError, stdoutLogDestination } from './logging.js';
 import { installMetrics, type Metrics } from './metrics.js';
@@ -152,6 +153,8 @@ export async function createBaseApp(options: BaseAppOptions): Promise<App> {
     // Fastify's default (100) answers a longer {id} with 414; the contract wants the schema's 422.
     routerOptions: { maxParamLength: 2048 },
     // Errors found before routing (a malformed percent-encoding) skip the hooks: they get the headers here.
+    // Requests Node's parser refuses (a URL past its 16 KiB) get a problem too, not Fastify's own JSON.
+    clientErrorHandler,
     frameworkErrors: (error, request, reply) => {
       reply.headers(API_HEADERS);
       reply.header('x-request-id', request.id);

@@ -16,6 +16,15 @@ export function Nullable<T extends TSchema>(schema: T) {
  */
 export const NO_NUL = '^[^\\u0000]*$';
 
+/**
+ * The largest id or cursor of a bigint column a request may name: past it a JSON number loses digits and
+ * PostgreSQL's bigint overflows, and Ajv takes "Infinity" and 1e400 for integers; both were failed queries (500).
+ */
+export const MAX_BIGINT_ID = Number.MAX_SAFE_INTEGER;
+
+/** A UUID as PostgreSQL's uuid type reads it (format "uuid" also takes "urn:uuid:…", which it refuses). */
+export const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+
 export const Problem = Type.Object(
   {
     type: Type.String({ examples: ['urn:data-aggregator:problem:not-found'] }),

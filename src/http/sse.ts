@@ -80,6 +80,13 @@ export async function sendEvents(request: FastifyRequest, reply: FastifyReply, l
     connection: 'keep-alive',
     'x-accel-buffering': 'no',
   });
+  // HEAD: the stream's headers and no body. Node drops the writes of a HEAD answer, and with them the
+  // headers, so the stream would hold its place and the client would wait for ever.
+  if (request.method === 'HEAD') {
+    release();
+    raw.end();
+    return;
+  }
   /** Writes and, when the socket's buffer is full, waits for the client to read (or gives up on it). */
   const write = async (text: string): Promise<void> => {
     if (raw.write(text)) return;

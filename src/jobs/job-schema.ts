@@ -1,6 +1,6 @@
 // Job and schedule shapes: one TypeBox schema each for validation, serialisation and the OpenAPI document.
 import { Type, type Static } from 'typebox';
-import { NO_NUL, Nullable } from '../http/schemas.js';
+import { NO_NUL, Nullable, UUID_PATTERN } from '../http/schemas.js';
 import { ScrapeRequest } from '../scraping/scrape-schema.js';
 
 const Glob = Type.String({ minLength: 1, maxLength: 200, pattern: NO_NUL });
@@ -85,7 +85,7 @@ export const JobListQuery = Type.Object(
     offset: Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 0 }),
     status: Type.Optional(JobStatusSchema),
     source: Type.Optional(Type.String({ maxLength: 2048, pattern: NO_NUL, description: 'The source URL, exactly' })),
-    schedule_id: Type.Optional(Type.String({ pattern: '^[0-9a-fA-F-]{36}$', description: 'Jobs a schedule started' })),
+    schedule_id: Type.Optional(Type.String({ pattern: UUID_PATTERN, description: 'Jobs a schedule started' })),
   },
   { additionalProperties: false },
 );

@@ -1,6 +1,6 @@
 // Shapes of price history, change events and webhooks: validation, serialisation and the OpenAPI document.
 import { Type, type Static } from 'typebox';
-import { NO_NUL, Nullable } from '../http/schemas.js';
+import { MAX_BIGINT_ID, NO_NUL, Nullable } from '../http/schemas.js';
 
 export const EVENT_TYPES = ['product.created', 'price.changed', 'availability.changed', 'product.gone', 'article.created', 'article.updated'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -93,8 +93,8 @@ const EventFilters = {
 export const EventListQuery = Type.Object(
   {
     ...EventFilters,
-    after: Type.Optional(Type.Integer({ minimum: 0, description: 'Events after this one in the feed (the cursor: the last id you read)' })),
-    before: Type.Optional(Type.Integer({ minimum: 1, description: 'Events before this one in the feed (the cursor when reading newest first)' })),
+    after: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_BIGINT_ID, description: 'Events after this one in the feed (the cursor: the last id you read)' })),
+    before: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_BIGINT_ID, description: 'Events before this one in the feed (the cursor when reading newest first)' })),
     order: Type.Optional(
       Type.Unsafe<'asc' | 'desc'>({ type: 'string', enum: ['asc', 'desc'], default: 'asc', description: 'asc: oldest first (consumers); desc: newest first (a feed)' }),
     ),
@@ -108,7 +108,7 @@ export type EventListQuery = Static<typeof EventListQuery>;
 export const EventStreamQuery = Type.Object(
   {
     ...EventFilters,
-    after: Type.Optional(Type.Integer({ minimum: 0, description: 'Start after this id; `Last-Event-ID` wins when both are sent' })),
+    after: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_BIGINT_ID, description: 'Start after this id; `Last-Event-ID` wins when both are sent' })),
   },
   { additionalProperties: false },
 );

@@ -1,0 +1,93 @@
+// The inputs the route fuzzer found breaking the contract, each a fixed case on every backend, so they stay fixed whatever the fuzzer draws.
+import assert from 'node:assert/strict';
+import { request } from 'node:http';
+import { after, before, describe, test } from 'node:test';
+import { backends, warnIfNoPostgres } from '../helpers.js';
+import { type Answer, checkAnswer, namedPaths, within } from './fuzz-contract.js';
+import { KEYED, type Services, startServices } from './fuzz-services.js';
+
+warnIfNoPostgres();
+
+for (const backend of backends()) {
+  describe(`inputs the route fuzzer found, on ${backend.name}`, () => {
+    let s: Services;
+    before(async () => {
+      s = await startServices(backend);
+    });
+    after(async () => {
+      await s?.close();
+    });
+
+    const get = async (url: string): Promise<Answer> => {
+      // A bound, so a stream opened by mistake fails the test instead of holding it.
+      const res = await within(10_000, s.main.inject({ url, headers: KEYED }), () => url);
+      checkAnswer({ service: 'main', method: 'GET', url, headers: KEYED, allowed5xx: [] }, res);
+      return res;
+    };
+
+    // Ajv takes "Infinity" and 1e400 for an integer, and nothing bounded these: PostgreSQL's bigint refused them (500).
+    for (const [url, field] of [
+      ['/alerts/Infinity', '/params/id'],
+      ['/alerts/1e400', '/params/id'],
+      ['/alerts/99999999999999999999', '/params/id'],
+      ['/alerts?before=Infinity', '/querystring/before'],
+      ['/alerts?before=9223372036854775808', '/querystring/before'],
+      ['/events?after=99999999999999999999', '/querystring/after'],
+      ['/events?before=Infinity', '/querystring/before'],
+      ['/events/stream?after=1e400', '/querystring/after'],
+      // 36 hex digits and dashes, but no UUID: PostgreSQL's uuid refused it (500).
+      ['/jobs?schedule_id=-aA00AaAa0AAa-aAAAA-AA0Aa-aA00AA0A-A', '/querystring/schedule_id'],
+    ] as const) {
+      test(`GET ${url} is a 422 naming ${field}, not a 500`, async () => {
+        const res = await get(url);
+        assert.equal(res.statusCode, 422, res.body);
+        assert.ok(namedPaths(JSON.parse(res.body)).includes(field), res.body);
+      });
+    }
+
+    test('the largest cursors still answer: GET /events?after=9007199254740991 and /alerts?before=9007199254740991 are 200', async () => {
+      assert.equal((await get('/events?after=9007199254740991')).statusCode, 200);
+      assert.equal((await get('/alerts?before=9007199254740991')).statusCode, 200);
+      assert.equal((await get('/alerts/9007199254740991')).statusCode, 404);
+    });
+
+    // Node drops the writes of a HEAD answer, headers and all: the client waited for ever and the stream kept its place.
+    test('HEAD /events/stream and HEAD /jobs/{id}/events answer at once, and give their place back', async () => {
+      const job = (await get('/jobs?limit=1')).body;
+      const jobId = (JSON.parse(job) as Array<{ id: string }>)[0]!.id;
+      for (let i = 0; i < 12; i += 1) {
+        for (const path of ['/events/stream', `/jobs/${jobId}/events`]) {
+          const res = await fetch(s.mainBase + path, { method: 'HEAD', headers: KEYED, signal: AbortSignal.timeout(5_000) });
+          assert.equal(res.status, 200, path);
+          assert.match(String(res.headers.get('content-type')), /^text\/event-stream/);
+        }
+      }
+      // More HEADs than one client may hold streams (10): every place was given back.
+      const controller = new AbortController();
+      const res = await fetch(`${s.mainBase}/events/stream`, { headers: KEYED, signal: controller.signal });
+      assert.equal(res.status, 200);
+      controller.abort();
+    });
+
+    // Node's parser answers a request line past 16 KiB before Fastify sees it: it was Fastify's own JSON, relayed as is by the proxy.
+    test('a URL past 16 KiB is a 431 problem, from the main service and through the proxy', async () => {
+      const long = `/products?q=${'a'.repeat(20_000)}`;
+      const answer = await new Promise<Answer>((resolve, reject) => {
+        const req = request(s.mainBase + long, { headers: KEYED }, (res) => {
+          let body = '';
+          res.on('data', (chunk: Buffer) => {
+            body += chunk.toString();
+          });
+          res.on('end', () => resolve({ statusCode: res.statusCode ?? 0, headers: res.headers, body }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      checkAnswer({ service: 'main', method: 'GET', url: long, allowed5xx: [] }, answer);
+      assert.equal(answer.statusCode, 431, answer.body);
+      const relayed = await s.aux.inject({ url: `/proxy${long}` });
+      checkAnswer({ service: 'aux', method: 'GET', url: `/proxy${long}`, allowed5xx: [502, 503, 504] }, relayed);
+      assert.equal(relayed.statusCode, 431, relayed.body);
+    });
+  });
+}
