@@ -1,5 +1,6 @@
 // Tag (watch list) shapes: a tag's name, the tag lists of products and sources; validation, serialisation and the OpenAPI document.
 import { Type, type Static } from 'typebox';
+import { NO_NUL } from '../http/schemas.js';
 import { ValidationFailed } from '../problems.js';
 
 /**
@@ -43,8 +44,9 @@ export const Tag = Type.Object(
 );
 export type Tag = Static<typeof Tag>;
 
-export const TagPath = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200, description: 'The tag (URL-encoded)' }) });
-export const TaggedPath = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }), tag: Type.String({ minLength: 1, maxLength: 200 }) });
+// No U+0000, which PostgreSQL text cannot hold: such a name was a failed query (500), not a 422.
+export const TagPath = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200, pattern: NO_NUL, description: 'The tag (URL-encoded)' }) });
+export const TaggedPath = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }), tag: Type.String({ minLength: 1, maxLength: 200, pattern: NO_NUL }) });
 
 export const SourceTags = Type.Object(
   {
