@@ -165,7 +165,7 @@ for (const backend of backends()) {
       assert.deepEqual([listed.progress.pages_discovered, listed.progress.pages_done], [1, 1], 'listed without a sitemap: the start URL only');
     });
 
-    test('DELETE /jobs/{id} stops a running crawl: of the pages claimed at the cancel, those on the wire are answered and stored nowhere, those waiting for a slot are never fetched; it keeps what it stored and its log says cancelled', async () => {
+    test('DELETE /jobs/{id} stops a running crawl: of the pages claimed at the cancel, those on the wire store nothing, those waiting for a slot are never fetched; it keeps what it stored and its log says cancelled', async () => {
       const books = await startFixtureSite({ catalogue: { pages: 5, perPage: 20 } });
       closers.unshift(() => books.close());
       // The start page is answered; every page after it is held unanswered, so that at the cancel the test
@@ -175,7 +175,8 @@ for (const backend of backends()) {
       let id: string;
       let claimed: string[];
       try {
-        id = (await post({ url: `${books.url}books/`, crawl: { max_pages: 200, include: ['/books/**'], exclude: ['**/category/**'] } })).json().id as string;
+        // The most page timeout there is, past the hang guard of the wait below: no held page gives up before the test lets it go.
+        id = (await post({ url: `${books.url}books/`, timeout_ms: 120_000, crawl: { max_pages: 200, include: ['/books/**'], exclude: ['**/category/**'] } })).json().id as string;
         claimed = await until('the start page stored, every fetch slot on a held page, and claimed pages waiting for a slot', async () => {
           if (held.parked().length < SLOTS || (await get(id)).progress.pages_done !== 1) return false;
           const active = await db.query<{ url: string }>(`SELECT data->>'url' AS url FROM ${queueSchema}.job WHERE name = $1 AND data->>'job_id' = $2 AND state = 'active'`, [
@@ -203,8 +204,8 @@ for (const backend of backends()) {
         return over && books.inFlight().length === 0 ? pending : false;
       });
       assert.ok(unfetched.length > 0, 'the crawl was cut short: pages it had found were never fetched');
-      assert.deepEqual([...booksHits()], [...atCancel], 'no page asked for after the cancel; those on the wire were answered');
-      const waiting = claimed.filter((path) => !onTheWire.includes(path));
+      assert.deepEqual([...booksHits()], [...atCancel], 'no page asked for after the cancel');
+      const waiting = claimed.filter((path) => !atCancel.has(path));
       assert.ok(waiting.length > 0, 'pages were claimed and waiting for a slot at the cancel');
       for (const path of waiting) assert.equal(books.hits.get(path), undefined, `${path}, claimed and waiting for a slot at the cancel, was fetched`);
       const job = await get(id);
