@@ -80,6 +80,25 @@ export function scrubSecrets(text: string, secrets: readonly string[]): string {
   return redactUrlsIn(pattern === null ? text : text.replace(pattern, MASK));
 }
 
+/**
+ * `text` without the first part of a secret it may end in. For a text cut off at a bound (a service's
+ * answer read only so far): scrubSecrets knows a secret only whole, so the part before the cut would
+ * stay. Takes off the longest end of `text` that begins any secret; at worst a few ordinary
+ * characters that happen to begin one go with it.
+ */
+export function withoutSecretStartAtEnd(text: string, secrets: readonly string[]): string {
+  let end = text.length;
+  for (const secret of secrets) {
+    for (let length = Math.min(secret.length - 1, text.length); length > text.length - end; length--) {
+      if (text.endsWith(secret.slice(0, length))) {
+        end = text.length - length;
+        break;
+      }
+    }
+  }
+  return text.slice(0, end);
+}
+
 function secretPattern(secrets: readonly string[]): RegExp | null {
   const alternatives = [...secrets]
     .filter((s) => s !== '')

@@ -2,7 +2,7 @@
 import { request, type Dispatcher } from 'undici';
 import { HttpProblem } from '../problems.js';
 import type { ChannelConfig } from './channel-schema.js';
-import { scrubSecrets, secretsOf } from './channel-secrets.js';
+import { scrubSecrets, secretsOf, withoutSecretStartAtEnd } from './channel-secrets.js';
 import type { RenderedMessage } from './message-render.js';
 import type { Notifier, NotifyOutcome } from './notifier.js';
 import { retryAfter } from '../egress/retry-after.js';
@@ -29,15 +29,17 @@ export interface HttpRequestSpec {
 /** Reads a service's own answer (Telegram's {ok:false}, Discord's retry_after); undefined leaves it to the status. */
 export type AnswerReader = (status: number, body: unknown) => Partial<NotifyOutcome> | undefined;
 
+/** Of a service's answer, this many bytes are read; an error quotes at most QUOTED characters of it. */
 const MAX_ANSWER = 64 * 1024;
+const QUOTED = 200;
 
 /**
  * Sends `spec` and never throws. `service` names it in errors ("Slack answered HTTP 404 ..."); the
- * secrets are scrubbed from anything an error quotes (a service's answer, a connection error).
+ * secrets are scrubbed from anything an error quotes (a service's answer, a connection error), before
+ * it is cut (see quote).
  */
 export async function postJson(service: string, spec: HttpRequestSpec, secrets: readonly string[], deps: HttpDeps, read?: AnswerReader): Promise<NotifyOutcome> {
   const timeoutMs = deps.timeoutMs ?? 10_000;
-  const scrub = (text: string) => scrubSecrets(text, secrets);
   try {
     const url = new URL(spec.url);
     await deps.guard?.(url);
@@ -50,7 +52,8 @@ export async function postJson(service: string, spec: HttpRequestSpec, secrets: 
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
     });
-    const text = await readText(response.body);
+    const answer = await readText(response.body);
+    const text = answer.cut ? withoutSecretStartAtEnd(answer.text, secrets) : answer.text;
     const status = response.statusCode;
     const body = parseJson(text);
     const own = read?.(status, body) ?? {};
@@ -58,16 +61,16 @@ export async function postJson(service: string, spec: HttpRequestSpec, secrets: 
     const ok = own.ok ?? (status >= 200 && status < 300);
     if (ok) return { ok: true, status, retryable: false };
     const retryable = own.retryable ?? (status === 408 || status === 429 || status >= 500);
-    const said = own.error ?? oneLine(text);
+    const said = quote(own.error ?? text, secrets);
     return {
       ok: false,
       status,
-      error: scrub(`${service} answered HTTP ${status}${said === '' ? '' : `: ${said}`}`),
+      error: `${service} answered HTTP ${status}${said === '' ? '' : `: ${said}`}`,
       retryable,
       ...(retryAfterMs === undefined ? {} : { retry_after_ms: retryAfterMs }),
     };
   } catch (error) {
-    return { ok: false, error: scrub(`${service} could not be reached: ${describe(error, timeoutMs)}`), retryable: isRetryable(error) };
+    return { ok: false, error: scrubSecrets(`${service} could not be reached: ${describe(error, timeoutMs)}`, secrets), retryable: isRetryable(error) };
   }
 }
 
@@ -88,18 +91,25 @@ function describe(error: unknown, timeoutMs: number): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-async function readText(body: Dispatcher.ResponseData['body']): Promise<string> {
+/**
+ * The answer's first MAX_ANSWER bytes as text (a character cut at the end left out); `cut` when there
+ * was more, so the text may end in the first part of a secret.
+ */
+async function readText(body: Dispatcher.ResponseData['body']): Promise<{ text: string; cut: boolean }> {
   const chunks: Buffer[] = [];
   let size = 0;
+  let cut = false;
   for await (const chunk of body) {
-    size += (chunk as Buffer).length;
+    const bytes = chunk as Buffer;
+    chunks.push(bytes.subarray(0, MAX_ANSWER - size));
+    size += bytes.length;
     if (size > MAX_ANSWER) {
+      cut = true;
       body.destroy();
       break;
     }
-    chunks.push(chunk as Buffer);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return { text: new TextDecoder().decode(Buffer.concat(chunks), { stream: cut }), cut };
 }
 
 function parseJson(text: string): unknown {
@@ -110,9 +120,13 @@ function parseJson(text: string): unknown {
   }
 }
 
-function oneLine(text: string): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line.length > 200 ? `${line.slice(0, 199)}…` : line;
+/**
+ * What an error quotes of a service's answer: scrubbed first, then made one line and cut to QUOTED
+ * characters. Scrubbing the whole answer sees every secret whole; cutting first could leave the first
+ * part of one at the cut, which no longer matches it.
+ */
+function quote(answer: string, secrets: readonly string[]): string {
+  return clip(scrubSecrets(answer, secrets).replace(/\s+/g, ' ').trim(), QUOTED);
 }
 
 /**

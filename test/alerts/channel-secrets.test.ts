@@ -128,3 +128,45 @@ test('a service that echoes the request in its error (Authorization header, URL 
     await receiver.close();
   }
 });
+
+test("a secret the service quotes where the error's quote is cut (200 characters) shows no part of it", async () => {
+  const receiver = await startReceiver();
+  try {
+    const slack = { kind: 'slack', webhook_url: `${receiver.base}/services/T000AAA/B000BBB/${SECRETS.slack}` } as const;
+    const telegram = { kind: 'telegram', bot_token: SECRETS.telegram, chat_id: '12345', api_url: receiver.base } as const;
+    const message = testMessage('https://prices.example').message;
+    const cases = [
+      { config: slack, secret: SECRETS.slack, answer: (text: string) => text },
+      { config: telegram, secret: SECRETS.telegram, answer: (text: string) => ({ ok: false, error_code: 400, description: text }) },
+    ];
+    for (const { config, secret, answer } of cases) {
+      // The quote keeps 199 characters and "…": the secret starts `before` characters ahead of the cut.
+      for (let before = 1; before < secret.length; before++) {
+        receiver.answer = { status: 400, body: answer(`${'x'.repeat(199 - before)}${secret}\nand more`) };
+        const outcome = await createNotifier(config, { http: {}, email: {} }).send(message);
+        const said = (outcome.error ?? '').replace(/^\w+ answered HTTP 400: /, '');
+        assert.ok(said.startsWith('xxx'), `the answer is quoted: ${outcome.error}`);
+        assert.ok(!said.includes(secret.slice(0, before)), `${config.kind}, ${before} characters before the cut: ${said}`);
+        assert.ok([...said].length <= 200 && !said.includes('\n'), `one line of at most 200 characters: ${said}`);
+      }
+    }
+  } finally {
+    await receiver.close();
+  }
+});
+
+test('a secret where a long answer is cut off (read up to 64 KiB) shows no part of it, whatever space comes before it', async () => {
+  const receiver = await startReceiver();
+  try {
+    const slack = { kind: 'slack', webhook_url: `${receiver.base}/services/T000AAA/B000BBB/${SECRETS.slack}` } as const;
+    const message = testMessage('https://prices.example').message;
+    for (const before of [1, 6, SECRETS.slack.length - 1]) {
+      // Space collapses to one in the quote, so the bytes before the bound are what it shows.
+      receiver.answer = { status: 400, body: `${' '.repeat(64 * 1024 - before)}${SECRETS.slack} and more` };
+      const outcome = await createNotifier(slack, { http: {}, email: {} }).send(message);
+      assert.equal(outcome.error, 'Slack answered HTTP 400', `${before} bytes of the secret before the bound`);
+    }
+  } finally {
+    await receiver.close();
+  }
+});
