@@ -149,3 +149,23 @@ export function clip(text: string, max: number): string {
   const chars = [...text];
   return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
 }
+
+/**
+ * `escapeText(text)` within `max` characters (code points), for a service that counts its limit on the
+ * escaped text: when it is longer, the escapes of the longest start of `text` that fits with "…". The
+ * cut falls between two characters' escapes, never inside one (`\*`, `&amp;`). `escapeText` works on each
+ * character alone (escapeMarkdown, escapeSlack).
+ */
+export function clipEscaped(text: string, max: number, escapeText: (text: string) => string): string {
+  const whole = escapeText(text);
+  if ([...whole].length <= max) return whole;
+  let kept = '';
+  let size = 1;
+  for (const char of text) {
+    const escaped = escapeText(char);
+    size += [...escaped].length;
+    if (size > max) break;
+    kept += escaped;
+  }
+  return `${kept}…`;
+}

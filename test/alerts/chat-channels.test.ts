@@ -229,7 +229,7 @@ const headlines: Record<string, (r: Seen) => string[]> = {
   ntfy: (r) => [String(r.body.title)],
   gotify: (r) => [String(r.body.title)],
   slack: (r) => [String(r.body.text), (r.body.blocks as Array<{ text: { text: string } }>)[0]!.text.text],
-  discord: (r) => [unescapeMarkdown(String(r.body.content)), (r.body.embeds as Array<{ title: string }>)[0]!.title],
+  discord: (r) => [unescapeMarkdown(String(r.body.content)), unescapeMarkdown((r.body.embeds as Array<{ title: string }>)[0]!.title)],
   telegram: (r) => [/^<b>([^<]*)<\/b>/.exec(String(r.body.text))?.[1] ?? String(r.body.text)],
   teams: (r) => [unescapeMarkdown(cardTexts(r)[0]!)],
 };
@@ -261,6 +261,32 @@ test('Teams: a digest names its products in the card as text, every Markdown spe
   for (const product of [hostile.title, other.product.title])
     assert.ok(titles.includes(`Price alert: ${cleanText(product, 120)}`), `${product} arrives as text: ${JSON.stringify(titles)}`);
 });
+
+test("Discord: a product title arrives as text in the line, the embed title and a digest's fields, and can ping no one", async () => {
+  const title = '**Sale** _now_ `x` ~y~ ||z|| > [a](https://evil.example) <@123> @everyone @here';
+  const single = renderFiring({ ...firing, product: { ...firing.product, title } }, { dashboardUrl: 'https://prices.example' });
+  const other = { ...firing, dedupe_key: 'other', product: { ...firing.product, id: 8, title } };
+  const digest = renderDigest([firing, other], 'Daily', { dashboardUrl: 'https://prices.example' });
+  answer = okAnswers.discord!;
+  for (const [what, sent, expected] of [
+    ['a firing', single, single.title],
+    ['a digest', digest, `Price alert: ${cleanText(title, 120)}`],
+  ] as const) {
+    seen.length = 0;
+    assert.equal((await send(configs().discord!, {}, sent)).ok, true, what);
+    const body = seen[0]!.body;
+    assert.deepEqual(body.allowed_mentions, { parse: [] }, `${what}: no mention pings`);
+    const texts = discordTexts(seen[0]!);
+    for (const text of texts) assert.ok(markdownInert(text), `${what}: Markdown left in ${JSON.stringify(text)}`);
+    assert.ok(texts.map(unescapeMarkdown).includes(expected), `${what}: the title arrives as text: ${JSON.stringify(texts)}`);
+  }
+});
+
+/** Every Markdown text of a Discord request: the line, the embed's title and description, each field's name and value. */
+function discordTexts(r: Seen): string[] {
+  const [embed] = r.body.embeds as Array<{ title: string; description: string; fields: Array<{ name: string; value: string }> }>;
+  return [String(r.body.content), embed!.title, embed!.description, ...embed!.fields.flatMap((f) => [f.name, f.value])];
+}
 
 /** Every text of a Teams request's card: its TextBlocks, then each fact's title and value. */
 function cardTexts(r: Seen): string[] {
