@@ -141,6 +141,63 @@ export class PageTooLarge extends UpstreamFailed {
   }
 }
 
+/** What stood where the page should have been: a bot check's CAPTCHA or challenge, a login, a rate limit, a block. */
+export type WallKind = 'captcha' | 'challenge' | 'login' | 'rate-limit' | 'access-denied';
+
+export interface Wall {
+  kind: WallKind;
+  /** The signal that decided, said for people ("header cf-mitigated: challenge", "a CAPTCHA form is the page's content"). */
+  signal: string;
+}
+
+/** A wall as a problem, a job's error and a log carry it. */
+export interface BlockedRecord extends Wall {
+  /** The HTTP status of the answer. */
+  status: number;
+  retry_after_ms?: number;
+}
+
+const WALL_WORDS: Record<WallKind, string> = {
+  captcha: 'a CAPTCHA',
+  challenge: "a bot check's challenge",
+  login: 'a login',
+  'rate-limit': 'a rate limit',
+  'access-denied': 'a block page',
+};
+
+/**
+ * The site answered with a wall instead of the page (blocked: a bot check, a login, a rate limit).
+ * Not an empty page and not a gone product: a run that meets it stores nothing and counts as no
+ * sighting. Retried later only for a rate limit (after its Retry-After); the others will not pass by asking again.
+ */
+export class SiteBlocked extends UpstreamFailed {
+  readonly wall: Wall;
+
+  constructor(url: string, wall: Wall, options: { upstreamStatus: number; retryAfterMs?: number }) {
+    super(
+      `${hostOf(url)} answered with ${WALL_WORDS[wall.kind]} instead of the page (${wall.signal}, HTTP ${options.upstreamStatus}): ` +
+        'the scraper was blocked, nothing was stored, and this counts as no sighting of its products.',
+      {
+        permanent: wall.kind !== 'rate-limit',
+        upstreamStatus: options.upstreamStatus,
+        ...(options.retryAfterMs === undefined ? {} : { retryAfterMs: options.retryAfterMs }),
+        problem: { slug: 'blocked', title: 'Blocked by the Site' },
+      },
+    );
+    this.wall = wall;
+    const blocked: BlockedRecord = { ...wall, status: options.upstreamStatus, ...(options.retryAfterMs === undefined ? {} : { retry_after_ms: options.retryAfterMs }) };
+    this.extensions.blocked = blocked;
+  }
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return 'The site';
+  }
+}
+
 export class UpstreamTimeout extends HttpProblem {
   constructor(detail: string, options: { cause?: unknown } = {}) {
     super(504, 'upstream-timeout', 'Gateway Timeout', detail, options);
@@ -202,6 +259,12 @@ function fieldErrors(error: FastifyError): FieldError[] {
 }
 
 /** Maps anything thrown in a route to a problem; internals of 5xx never reach the client. */
+/** A problem as a job's or a log's error keeps it: its type, status and detail, and the wall when it was one. */
+export function problemRecord(problem: HttpProblem): { type: string; status: number; detail: string; blocked?: BlockedRecord } {
+  const blocked = problem.extensions.blocked as BlockedRecord | undefined;
+  return { type: problem.type, status: problem.status, detail: redactUrlsIn(problem.message), ...(blocked === undefined ? {} : { blocked }) };
+}
+
 export function toProblem(error: unknown): HttpProblem {
   if (error instanceof HttpProblem) return error;
   const e = error as FastifyError & { type?: string };

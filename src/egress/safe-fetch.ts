@@ -2,7 +2,7 @@
 // (robots.ts), reading bodies with the cap and charset of body.ts.
 import { interceptors, type Dispatcher } from 'undici';
 import type { ScrapeSettings } from '../config/config.js';
-import { BlockedTarget, UpstreamFailed, UpstreamTimeout } from '../problems.js';
+import { BlockedTarget, SiteBlocked, UpstreamFailed, UpstreamTimeout } from '../problems.js';
 import { basicAuthorization, withoutCredentials } from '../redact.js';
 import type { FetchedPage, FetchedResource, FetchOptions, FetchTrace, PageFetcher, RobotsInfo } from './page-fetcher.js';
 import { assertAllowedUrl, createGuardedAgent, isBlockedAddress, type GuardOptions } from './address-guard.js';
@@ -10,6 +10,7 @@ import { decodeHtml, discard, firstHeader, pageCharset, readBody } from './body.
 import { describeFailure } from './failures.js';
 import { createHostLimiter, type Release } from './host-limiter.js';
 import { retryAfter } from './retry-after.js';
+import { WALL_SNIFF_BYTES, wallOfAnswer } from './site-walls.js';
 import { createRobots, robotsRefusal } from './robots.js';
 
 /** The subset of pino's logger the fetcher uses, so `app.log` can be passed straight in. */
@@ -192,10 +193,7 @@ export function createSafeFetcher(settings: SafeFetchSettings, options: SafeFetc
 
   async function readResource({ url, response }: Hop, types: readonly string[]): Promise<FetchedResource> {
     const status = response.statusCode;
-    if (status >= 300) {
-      await response.body.dump().catch(() => undefined);
-      throw answeredWithError(url, status, `HTTP ${status}`, response);
-    }
+    if (status >= 300) throw await answeredWithError(url, status, `HTTP ${status}`, response);
     const contentType = firstHeader(response.headers['content-type']) ?? '';
     const mime = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
     if (mime !== '' && !types.includes(mime)) {
@@ -208,9 +206,12 @@ export function createSafeFetcher(settings: SafeFetchSettings, options: SafeFetc
 
   async function readPage({ url, response }: Hop, trace?: FetchTrace): Promise<FetchedPage> {
     const status = response.statusCode;
-    if (status >= 300) {
-      await response.body.dump().catch(() => undefined);
-      throw answeredWithError(url, status, status < 400 ? `redirect ${status} without a Location header` : `HTTP ${status}`, response);
+    if (status >= 300) throw await answeredWithError(url, status, status < 400 ? `redirect ${status} without a Location header` : `HTTP ${status}`, response);
+    // Some bot checks answer 2xx and say so in a header (an AWS WAF challenge is a 202).
+    const wall = wallOfAnswer(status, response.headers, null);
+    if (wall !== null) {
+      discard(response.body);
+      throw new SiteBlocked(url.href, wall, { upstreamStatus: status });
     }
     const contentType = firstHeader(response.headers['content-type']);
     if (trace !== undefined && contentType !== undefined) trace.content_type = contentType;
@@ -232,11 +233,16 @@ export function createSafeFetcher(settings: SafeFetchSettings, options: SafeFetc
 }
 
 /**
- * An upstream's error answer. Asking again may pass after a 5xx, a 408 (Request Timeout) or a 429 (Too
- * Many Requests, which says to slow down, not that the page is wrong); any other 4xx stays as it is.
+ * An upstream's error answer: a wall (a bot check, a rate limit, a login: told by its headers and the
+ * start of its body), or a plain error. Asking again may pass after a 5xx, a 408 (Request Timeout) or a
+ * 429 (Too Many Requests, which says to slow down, not that the page is wrong); any other 4xx stays as it is.
  */
-function answeredWithError(url: URL, status: number, detail: string, response: ResponseData): UpstreamFailed {
+async function answeredWithError(url: URL, status: number, detail: string, response: ResponseData): Promise<UpstreamFailed> {
   const wait = retryAfter(response.headers['retry-after'], Date.now());
+  const body = status >= 400 ? await readBody(response, WALL_SNIFF_BYTES, url.href, { truncate: true }).catch(() => null) : null;
+  await response.body.dump().catch(() => undefined);
+  const wall = wallOfAnswer(status, response.headers, body === null ? null : body.toString('latin1'));
+  if (wall !== null) return new SiteBlocked(url.href, wall, { upstreamStatus: status, ...(wait === undefined ? {} : { retryAfterMs: wait }) });
   return new UpstreamFailed(`${url.href} answered with ${detail}.`, {
     permanent: status < 500 && status !== 408 && status !== 429,
     upstreamStatus: status,

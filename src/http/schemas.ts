@@ -25,6 +25,20 @@ export const MAX_BIGINT_ID = Number.MAX_SAFE_INTEGER;
 /** A UUID as PostgreSQL's uuid type reads it (format "uuid" also takes "urn:uuid:…", which it refuses). */
 export const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 
+/** A wall the site answered with instead of the page (problem type `blocked`; a job's and a log's error carry it too). */
+export const BlockedSchema = Type.Object(
+  {
+    kind: Type.Union([Type.Literal('captcha'), Type.Literal('challenge'), Type.Literal('login'), Type.Literal('rate-limit'), Type.Literal('access-denied')], {
+      description:
+        "captcha: a CAPTCHA form or widget; challenge: a bot-protection service's browser check; login: a login form or 401; rate-limit: 429 or a page saying so; access-denied: a block page",
+    }),
+    signal: Type.String({ description: 'What decided, e.g. "header cf-mitigated: challenge (Cloudflare)", "a CAPTCHA form is the content of the page"' }),
+    status: Type.Integer({ description: 'The HTTP status of the answer' }),
+    retry_after_ms: Type.Optional(Type.Integer({ description: "The site's Retry-After, ms" })),
+  },
+  { description: 'The site answered with a wall instead of the page: nothing was stored and the run counts as no sighting' },
+);
+
 export const Problem = Type.Object(
   {
     type: Type.String({ examples: ['urn:data-aggregator:problem:not-found'] }),
@@ -39,6 +53,7 @@ export const Problem = Type.Object(
       }),
     ),
     errors_total: Type.Optional(Type.Integer({ description: 'How many fields were at fault, when more than `errors` lists' })),
+    blocked: Type.Optional(BlockedSchema),
   },
   { $id: 'Problem', description: 'RFC 9457 problem details (application/problem+json).' },
 );

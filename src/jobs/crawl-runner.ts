@@ -4,7 +4,7 @@ import type { Database } from '../db/queryable.js';
 import { assertAllowedUrl } from '../egress/address-guard.js';
 import { createHostLimiter } from '../egress/host-limiter.js';
 import type { FetchedPage, PageFetcher } from '../egress/page-fetcher.js';
-import { RunCancelled, toProblem, UpstreamFailed, type HttpProblem } from '../problems.js';
+import { problemRecord, RunCancelled, SiteBlocked, toProblem, UpstreamFailed, type HttpProblem } from '../problems.js';
 import type { Queue, WorkContext } from '../queue/queue.js';
 import type { ArticleRecorder } from '../recording/article-recorder.js';
 import type { ProductRecorder } from '../recording/product-recorder.js';
@@ -326,7 +326,7 @@ export function createCrawlRunner(deps: CrawlRunnerDeps): CrawlRunner {
           const locked = await jobs.lock(job.id, tx);
           if (locked === undefined || FINAL_STATUSES.has(locked.status)) return;
           if (await jobs.settlePage(page.id, { status: 'failed', error: { ...errorOf(problem), url: page.url }, durationMs: elapsed() }, tx)) {
-            await jobs.addProgress(job.id, { pagesFailed: 1 }, tx);
+            await jobs.addProgress(job.id, { pagesFailed: 1, pagesBlocked: problem instanceof SiteBlocked ? 1 : 0 }, tx);
           }
         });
         deps.changed(job.id);
@@ -358,5 +358,5 @@ function frontierEntries(candidates: ReadonlyArray<{ url: string; depth: number 
 class PageNotStored extends Error {}
 
 export function errorOf(problem: HttpProblem): NonNullable<Job['error']> {
-  return { type: problem.type, status: problem.status, detail: problem.message };
+  return problemRecord(problem) as NonNullable<Job['error']>;
 }

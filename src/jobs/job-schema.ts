@@ -1,6 +1,6 @@
 // Job and schedule shapes: one TypeBox schema each for validation, serialisation and the OpenAPI document.
 import { Type, type Static } from 'typebox';
-import { NO_NUL, Nullable, UUID_PATTERN } from '../http/schemas.js';
+import { BlockedSchema, NO_NUL, Nullable, UUID_PATTERN } from '../http/schemas.js';
 import { ScrapeRequest } from '../scraping/scrape-schema.js';
 
 const Glob = Type.String({ minLength: 1, maxLength: 200, pattern: NO_NUL });
@@ -52,6 +52,9 @@ export const Job = Type.Object(
       pages_done: Type.Integer(),
       pages_discovered: Type.Integer(),
       pages_failed: Type.Integer(),
+      pages_blocked: Type.Integer({
+        description: 'Of the failed pages, those the site answered with a wall (a CAPTCHA, a bot check, a login, a rate limit) instead of their content',
+      }),
       products_found: Type.Integer(),
       created: Type.Integer(),
       updated: Type.Integer(),
@@ -65,7 +68,17 @@ export const Job = Type.Object(
       }),
     }),
     log_ids: Type.Array(Type.String({ format: 'uuid' }), { description: 'The scrape-log documents this job wrote' }),
-    error: Nullable(Type.Object({ type: Type.String(), status: Type.Integer(), detail: Type.String() }, { additionalProperties: true })),
+    error: Nullable(
+      Type.Object(
+        {
+          type: Type.String(),
+          status: Type.Integer(),
+          detail: Type.String(),
+          blocked: Type.Optional(BlockedSchema),
+        },
+        { additionalProperties: true },
+      ),
+    ),
     created_at: Type.String({ format: 'date-time' }),
     started_at: Nullable(Type.String({ format: 'date-time' })),
     finished_at: Nullable(Type.String({ format: 'date-time' })),

@@ -11,7 +11,7 @@ export const WORKER = `${hostname()}:${process.pid}`;
 const isoTime = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 const JOB_COLUMNS = `id, kind, status, source_url, request, schedule_id, attempts,
-  pages_done, pages_discovered, pages_failed, products_found, products_created, products_updated,
+  pages_done, pages_discovered, pages_failed, pages_blocked, products_found, products_created, products_updated,
   articles_found, articles_created, articles_updated, links_over_max_pages, links_over_max_depth, seeding, log_ids, error, ${isoTime('created_at')} AS created_at, ${isoTime('started_at')} AS started_at,
   ${isoTime('finished_at')} AS finished_at, ${isoTime('updated_at')} AS updated_at`;
 
@@ -26,6 +26,7 @@ interface JobRow {
   pages_done: number;
   pages_discovered: number;
   pages_failed: number;
+  pages_blocked: number;
   products_found: number;
   products_created: number;
   products_updated: number;
@@ -70,6 +71,8 @@ export interface ProgressDelta {
   pagesDone?: number;
   pagesDiscovered?: number;
   pagesFailed?: number;
+  /** Of the failed pages, those that met a wall (counted in pagesFailed too). */
+  pagesBlocked?: number;
   productsFound?: number;
   created?: number;
   updated?: number;
@@ -165,6 +168,7 @@ function toJob(row: JobRow): Job {
       pages_done: row.pages_done,
       pages_discovered: row.pages_discovered,
       pages_failed: row.pages_failed,
+      pages_blocked: row.pages_blocked,
       products_found: row.products_found,
       created: row.products_created,
       updated: row.products_updated,
@@ -249,7 +253,8 @@ export function createJobStore(db: Database): JobStore {
         `UPDATE jobs SET pages_done = pages_done + $2, pages_discovered = pages_discovered + $3, pages_failed = pages_failed + $4,
            products_found = products_found + $5, products_created = products_created + $6, products_updated = products_updated + $7,
            articles_found = articles_found + $8, articles_created = articles_created + $9, articles_updated = articles_updated + $10,
-           links_over_max_pages = links_over_max_pages + $11, links_over_max_depth = links_over_max_depth + $12, updated_at = now()
+           links_over_max_pages = links_over_max_pages + $11, links_over_max_depth = links_over_max_depth + $12,
+           pages_blocked = pages_blocked + $13, updated_at = now()
          WHERE id = $1 RETURNING pages_discovered - pages_done - pages_failed AS pending`,
         [
           id,
@@ -264,6 +269,7 @@ export function createJobStore(db: Database): JobStore {
           d.articlesUpdated ?? 0,
           d.linksOverMaxPages ?? 0,
           d.linksOverMaxDepth ?? 0,
+          d.pagesBlocked ?? 0,
         ],
       );
       return { pending: row?.pending ?? 0 };

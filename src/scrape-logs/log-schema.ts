@@ -1,6 +1,6 @@
 // The scrape-log document: one per scrape run, succeeded or failed. Documents may carry extra fields.
 import { Type, type Static } from 'typebox';
-import { NO_NUL, Nullable } from '../http/schemas.js';
+import { BlockedSchema, NO_NUL, Nullable } from '../http/schemas.js';
 
 export const RawItem = Type.Object(
   {
@@ -25,7 +25,7 @@ export const RawItem = Type.Object(
   { additionalProperties: true },
 );
 
-export const LogError = Type.Object({ type: Type.String(), status: Type.Integer(), detail: Type.String() }, { additionalProperties: true });
+export const LogError = Type.Object({ type: Type.String(), status: Type.Integer(), detail: Type.String(), blocked: Type.Optional(BlockedSchema) }, { additionalProperties: true });
 
 export const ScrapeLog = Type.Object(
   {

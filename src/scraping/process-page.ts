@@ -1,6 +1,6 @@
 // One loaded page through extraction: what it is, its items and articles, its next page and links.
 import { raceAbort } from '../egress/abort.js';
-import { UpstreamTimeout } from '../problems.js';
+import { SiteBlocked, UpstreamTimeout } from '../problems.js';
 import type { FetchedPage } from '../egress/page-fetcher.js';
 import type { ExtractOptions } from './extract/index.js';
 import type { PageExtractor } from './extract/pool.js';
@@ -32,7 +32,10 @@ export async function processPage(
   );
   try {
     const signal = limits.signal === undefined ? timeout.signal : AbortSignal.any([limits.signal, timeout.signal]);
-    return { url: loaded.url, ...(await extract(loaded.html, loaded.url, options, signal)) };
+    const result = await extract(loaded.html, loaded.url, options, signal);
+    // A wall is not a page with nothing on it: the run says blocked, stores nothing, sees nothing go.
+    if (result.blocked !== undefined) throw new SiteBlocked(loaded.url, result.blocked, { upstreamStatus: loaded.status });
+    return { url: loaded.url, ...result };
   } finally {
     clearTimeout(timer);
   }

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../db/queryable.js';
 import { createHostLimiter } from '../egress/host-limiter.js';
-import { RunCancelled, ServiceUnavailable, UpstreamTimeout, toProblem } from '../problems.js';
+import { problemRecord, RunCancelled, ServiceUnavailable, UpstreamTimeout, toProblem } from '../problems.js';
 import type { ArticleRecorder } from '../recording/article-recorder.js';
 import type { ProductRecorder } from '../recording/product-recorder.js';
 import { redactUrl } from '../redact.js';
@@ -150,9 +150,7 @@ export function createScraper(deps: ScraperDeps): Scraper {
       const failure = deadline.aborted && !(options.signal?.aborted ?? false) ? overDeadline() : error;
       const problem = toProblem(failure);
       const status = problem instanceof RunCancelled ? 'cancelled' : 'failed';
-      await deps.logs
-        .finish(described.id, endedLog(described, pages, { status, ...ending(), error: { type: problem.type, status: problem.status, detail: problem.message } }))
-        .catch(() => undefined); // the caller needs the run's own error; an unavailable log store shows on /health
+      await deps.logs.finish(described.id, endedLog(described, pages, { status, ...ending(), error: problemRecord(problem) })).catch(() => undefined); // the caller needs the run's own error; an unavailable log store shows on /health
       throw failure;
     }
 

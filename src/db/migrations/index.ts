@@ -20,5 +20,6 @@ import { migration as m018 } from './018-host-autothrottle.js';
 import { migration as m019 } from './019-crawl-seeding.js';
 import { migration as m020 } from './020-lz4-documents.js';
 import { migration as m021 } from './021-job-cancel-requests.js';
+import { migration as m022 } from './022-job-pages-blocked.js';
 
-export const migrations: readonly Migration[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009, m010, m011, m012, m013, m014, m015, m017, m018, m019, m020, m021];
+export const migrations: readonly Migration[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009, m010, m011, m012, m013, m014, m015, m017, m018, m019, m020, m021, m022];

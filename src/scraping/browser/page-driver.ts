@@ -1,6 +1,8 @@
 // One page of a render: its request hooks and size watch, then navigate, wait for the content the caller wants, and read it.
 import type { BrowserContext, Page, Response, Route } from 'playwright-core';
-import { BadRequest, BlockedTarget, HttpProblem, UpstreamFailed, UpstreamTimeout } from '../../problems.js';
+import { WALL_SNIFF_BYTES, wallOfAnswer } from '../../egress/site-walls.js';
+import { retryAfter } from '../../egress/retry-after.js';
+import { BadRequest, BlockedTarget, HttpProblem, SiteBlocked, UpstreamFailed, UpstreamTimeout } from '../../problems.js';
 import { pageTooLarge } from '../../egress/body.js';
 import type { GuardProxy } from '../../egress/guard-proxy.js';
 import type { FetchedPage } from '../../egress/page-fetcher.js';
@@ -158,6 +160,10 @@ export async function drivePage(
   const failure = proxy.failure(finalUrl);
   if (failure !== undefined) throw new UpstreamFailed(`Could not reach ${finalUrl}: ${failure}.`);
   const status = response.status();
+  // A bot check, a rate limit or a login, by the answer's headers and (an error answer) its page.
+  const body = status >= 400 ? await response.text().catch(() => null) : null;
+  const wall = wallOfAnswer(status, response.headers(), body === null ? null : body.slice(0, WALL_SNIFF_BYTES));
+  if (wall !== null) throw new SiteBlocked(finalUrl, wall, { upstreamStatus: status, ...retryAfterOf(response.headers()) });
   if (status >= 400) throw new UpstreamFailed(`${finalUrl} answered with status ${status}.`, { permanent: status < 500 });
   // headers() is what the browser already sent us; headerValue() would ask it again (a round trip).
   const headerType = response.headers()['content-type'] ?? '';
@@ -194,6 +200,12 @@ export async function drivePage(
   if (Buffer.byteLength(html) > options.maxDocumentBytes) throw tooLarge(shownUrl, options.maxDocumentBytes);
   // No Content-Type at all: Chromium sniffed the body and rendered it as a document.
   return { url: shownUrl, status, contentType: headerType === '' ? 'text/html' : headerType, html };
+}
+
+/** The answer's Retry-After, as the problem carries it. */
+function retryAfterOf(headers: Record<string, string>): { retryAfterMs?: number } {
+  const wait = retryAfter(headers['retry-after'], Date.now());
+  return wait === undefined ? {} : { retryAfterMs: wait };
 }
 
 /** The proxy refused `shownUrl`: a hop away from `url`, or `url` itself when its name resolved to a blocked address. */

@@ -33,6 +33,7 @@ import {
 import type { Extractor } from './extractor.js';
 import { urlExtractor } from './url-extractor.js';
 import { readVisible } from './visible-extractor.js';
+import { wallOfPage } from './wall-page.js';
 
 export type { ExtractedArticle, ExtractedItem, ExtractionResult, PageExplanation, PageType, Selectors, Source } from './types.js';
 
@@ -188,6 +189,9 @@ export function extract(html: string, pageUrl: string, options: ExtractOptions =
   };
   if (options.links === true) result.links = safely(() => pageLinks(page), []);
   if (ruled !== undefined) result.site_rule = ruled;
+  // A page that yielded nothing may be a wall (a CAPTCHA, a login) where the content was: said, never taken for an empty page.
+  const wall = items.length === 0 && articles.articles.length === 0 ? safely(() => wallOfPage(page, html), null) : null;
+  if (wall !== null) result.blocked = wall;
   if (explain) {
     result.explanation = boundExplanation({
       page_type: verdict,

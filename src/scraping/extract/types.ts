@@ -1,4 +1,5 @@
 // Shapes of extraction: candidates each source of evidence finds, the items merged from them, and the explanation.
+import type { Wall } from '../../problems.js';
 
 /**
  * Where a value came from. Order of trust for products (most trusted first) is TRUST in merge.ts; for
@@ -188,6 +189,8 @@ export interface ExtractionResult {
   links?: string[];
   /** The site rule that applied to this page, and which of its fields found nothing. */
   site_rule?: SiteRuleOutcome;
+  /** The page is a wall (a CAPTCHA, a bot check, a login, a rate limit) standing where content was: it yielded nothing. */
+  blocked?: Wall;
   explanation?: PageExplanation;
 }
 

@@ -85,6 +85,34 @@ export function time(iso) {
   return html`<time datetime=${iso} title=${iso}>${date.toLocaleString()}</time>`;
 }
 
+const WALLS = {
+  captcha: 'a CAPTCHA',
+  challenge: "a bot check's challenge",
+  login: 'a login',
+  'rate-limit': 'a rate limit',
+  'access-denied': 'a block page',
+};
+
+/** The error of a run, a job or a page as an error box; a wall the site answered with says so first. */
+export function RunError({ error, title }) {
+  if (!error) return null;
+  const blocked = error.blocked;
+  if (!blocked) return html`<${ErrorBox} error=${{ title, detail: error.detail, status: error.status }} />`;
+  return html`<${ErrorBox}
+    error=${{
+      title: `Blocked by the site: ${WALLS[blocked.kind] ?? blocked.kind}`,
+      detail: `${blocked.signal}. Nothing was stored, and the run counts as no sighting of its products.`,
+      status: blocked.status,
+      hint: blocked.retry_after_ms ? `The site asked to wait ${Math.ceil(blocked.retry_after_ms / 1000)} s.` : undefined,
+    }}
+  />`;
+}
+
+/** A status badge, with a "blocked" one beside it when the run met a wall. */
+export function RunBadge({ status, error }) {
+  return html`<${Badge} value=${status} />${error?.blocked ? html` <${Badge} value="blocked" />` : ''}`;
+}
+
 export function Badge({ value }) {
   if (value === null || value === undefined) return html`<span class="muted">—</span>`;
   return html`<span class=${`badge badge-${String(value).replace(/[^a-z_-]/gi, '')}`}>${String(value).replace(/_/g, ' ')}</span>`;

@@ -3,7 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, query } from '../lib/api.js';
 import { openStream } from '../lib/sse.js';
 import { navigate } from '../lib/router.js';
-import { Badge, Empty, ErrorBox, Field, html, Loading, Pager, time, useApi, useTitle } from '../lib/ui.js';
+import { Empty, ErrorBox, Field, html, Loading, Pager, RunBadge, RunError, time, useApi, useTitle } from '../lib/ui.js';
 
 const LIMIT = 25;
 const STATUSES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'];
@@ -38,18 +38,18 @@ export function JobProgress({ job: initial, onEnd }) {
   const ended = ENDED.has(job.status);
   return html`<section class="card job-progress" aria-labelledby=${`job-${job.id}-h`}>
     <h2 id=${`job-${job.id}-h`}>
-      <a href=${`/ui/jobs/${job.id}`}>${job.kind === 'crawl' ? 'Crawl' : 'Scrape'} job</a> <${Badge} value=${job.status} />
+      <a href=${`/ui/jobs/${job.id}`}>${job.kind === 'crawl' ? 'Crawl' : 'Scrape'} job</a> <${RunBadge} status=${job.status} error=${job.error} />
     </h2>
     <p class="url">${job.source_url}</p>
     <progress max=${ended ? 1 : known} value=${ended ? 1 : p.pages_done} aria-label="Pages done"></progress>
     <p role="status" aria-live="polite" class="counts">
-      ${p.pages_done} page${p.pages_done === 1 ? '' : 's'} done${job.kind === 'crawl' ? ` of ${p.pages_discovered} found` : ''}${p.pages_failed ? `, ${p.pages_failed} failed` : ''} ·
+      ${p.pages_done} page${p.pages_done === 1 ? '' : 's'} done${job.kind === 'crawl' ? ` of ${p.pages_discovered} found` : ''}${p.pages_failed ? `, ${p.pages_failed} failed` : ''}${p.pages_blocked ? ` (${p.pages_blocked} blocked by the site)` : ''} ·
       ${p.products_found} product${p.products_found === 1 ? '' : 's'} (${p.created} new, ${p.updated} updated)
       ${p.reading_sitemaps && !ended ? ' · reading the sitemaps' : ''}
       ${lost ? ' · connection lost, reconnecting…' : ''}
     </p>
     ${job.kind === 'crawl' && html`<${CrawlLimits} progress=${p} />`}
-    ${job.error && html`<${ErrorBox} error=${{ title: `The job ${job.status}`, detail: job.error.detail, status: job.error.status }} />`}
+    <${RunError} error=${job.error} title=${`The job ${job.status}`} />
     ${streamError && html`<${ErrorBox} error=${new ApiError(streamError.status, streamError)} />`}
   </section>`;
 }
@@ -91,7 +91,7 @@ export function JobsScreen({ query: params }) {
           ${data.map(
             (j) => html`<tr>
               <td><a href=${`/ui/jobs/${j.id}`}>${j.kind}</a> <span class="url">${j.source_url}</span></td>
-              <td><${Badge} value=${j.status} /></td>
+              <td><${RunBadge} status=${j.status} error=${j.error} /></td>
               <td class="num">${j.progress.pages_done}</td>
               <td class="num">${j.progress.products_found}</td>
               <td>${time(j.created_at)}</td>

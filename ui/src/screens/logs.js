@@ -1,7 +1,7 @@
 // Logs: every scrape run's log document, filtered by status; one log raw.
 import { query } from '../lib/api.js';
 import { navigate } from '../lib/router.js';
-import { Badge, Empty, ErrorBox, Field, html, Loading, Pager, time, useApi, useTitle } from '../lib/ui.js';
+import { Badge, Empty, ErrorBox, Field, html, Loading, Pager, RunBadge, RunError, time, useApi, useTitle } from '../lib/ui.js';
 
 const LIMIT = 25;
 
@@ -36,7 +36,7 @@ export function LogsScreen({ query: params }) {
           ${data.map(
             (log) => html`<tr>
               <td><a href=${`/ui/logs/${log.id}`}>${time(log.started_at)}</a></td>
-              <td><${Badge} value=${log.status} /></td>
+              <td><${RunBadge} status=${log.status} error=${log.error} /></td>
               <td class="url">${log.source_url ?? '—'}</td>
               <td>${log.mode}</td>
               <td class="num">${log.count}</td>
@@ -57,7 +57,7 @@ export function LogScreen({ params }) {
   if (!log) return html`<${Loading} what="Loading the log" />`;
   return html`
     <p><a href="/ui/logs">← Logs</a></p>
-    <h1>Scrape log <${Badge} value=${log.status} /></h1>
+    <h1>Scrape log <${RunBadge} status=${log.status} error=${log.error} /></h1>
     <dl class="facts">
       <dt>Source</dt><dd class="url">${log.source_url ?? '—'}</dd>
       <dt>Started</dt><dd>${time(log.started_at)}</dd>
@@ -65,8 +65,21 @@ export function LogScreen({ params }) {
       <dt>Products</dt><dd>${log.count}${log.created !== undefined ? ` (${log.created} new, ${log.updated} updated)` : ''}</dd>
       ${log.job_id && html`<dt>Job</dt><dd><a href=${`/ui/jobs/${log.job_id}`}>${log.job_id}</a></dd>`}
     </dl>
-    ${log.error && html`<${ErrorBox} error=${{ title: 'The run failed', detail: log.error.detail, status: log.error.status }} />`}
+    <${RunError} error=${log.error} title="The run failed" />
+    <${BlockedPages} pages=${log.failed_pages} />
     <h2>The raw document</h2>
     <pre class="raw" tabindex="0" aria-label="The log document as JSON">${JSON.stringify(log, null, 2)}</pre>
   `;
+}
+
+/** A crawl's pages the site answered with a wall, each with what it was. */
+function BlockedPages({ pages }) {
+  const blocked = (pages ?? []).filter((page) => page.error?.blocked);
+  if (blocked.length === 0) return null;
+  return html`<section aria-labelledby="blocked-pages-h">
+    <h2 id="blocked-pages-h">Pages the site blocked (${blocked.length})</h2>
+    <ul class="blocked-pages">
+      ${blocked.map((page) => html`<li><span class="url">${page.url}</span> <${Badge} value=${page.error.blocked.kind} /> <span class="muted">${page.error.blocked.signal}</span></li>`)}
+    </ul>
+  </section>`;
 }
