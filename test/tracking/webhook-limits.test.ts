@@ -1,9 +1,10 @@
-// Webhook fan-out bounded: subscriptions capped in all and per target URL, and one delivery per target and event.
+// Webhook fan-out bounded: subscriptions capped in all and per target URL (requests one at a time and many at once), and one delivery per target and event.
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import type { Database } from '../../src/db/database.js';
+import pg from 'pg';
+import type { Database, PostgresDatabase } from '../../src/db/database.js';
 import type { App } from '../../src/http/base-app.js';
 import { assertProblem, backends, mainServiceOn, warnIfNoPostgres } from '../helpers.js';
 import { until } from '../wait.js';
@@ -86,6 +87,107 @@ for (const backend of backends()) {
       });
       const byPath = (path: string) => receiver.received.filter((r) => r.path === path).length;
       assert.deepEqual([byPath('/one'), byPath('/two'), byPath('/three')], [1, 1, 1], JSON.stringify(receiver.received));
+    });
+  });
+}
+
+/**
+ * Opens every connection the pool may hold, at once: transactions wait for each other until the pool
+ * is full (a new connection would wait behind the table lock the test takes next).
+ */
+async function fillPool(db: PostgresDatabase, asking: number): Promise<void> {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  let inside = 0;
+  const all = Promise.all(
+    Array.from({ length: asking }, () =>
+      db.transaction(async (tx) => {
+        await tx.query('SELECT 1');
+        inside += 1;
+        await opened;
+      }),
+    ),
+  );
+  await until('the pool full', () => {
+    const stats = db.poolStats();
+    return inside === stats.total && (stats.waiting > 0 || inside === asking);
+  });
+  open();
+  await all;
+}
+
+for (const backend of backends()) {
+  describe(`webhook limits under concurrent POSTs on ${backend.name}`, () => {
+    let app: App;
+    let db: Database;
+    const closers: Array<() => Promise<void>> = [];
+
+    before(async () => {
+      db = await backend.open();
+      closers.push(() => db.close());
+      const env = { SCRAPE_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOKS_PER_URL: '3', WEBHOOKS_MAX: '6' };
+      ({ app } = await mainServiceOn(db, { after: (fn) => closers.unshift(fn) }, env));
+    });
+    after(async () => {
+      for (const close of closers) await close();
+    });
+
+    /**
+     * POSTs a subscription to each URL, all at once. On PostgreSQL the requests are first held at the
+     * webhooks table (another session locks it) until each has a connection waiting there or is
+     * queued for one, then let go together: every connection of the pool counts at the same moment,
+     * whatever the machine's speed. PGlite runs one transaction at a time; there they only arrive together.
+     */
+    const atOnce = async (urls: string[]) => {
+      const post = () => Promise.all(urls.map((url) => app.inject({ method: 'POST', url: '/webhooks', payload: { url, events: ['price.changed'] } })));
+      if (db.backend === 'pglite') return post();
+      const service = db as PostgresDatabase;
+      await fillPool(service, urls.length);
+      const holder = new pg.Client({ connectionString: service.connectionString });
+      await holder.connect();
+      try {
+        await holder.query('BEGIN');
+        await holder.query('LOCK TABLE webhooks IN ACCESS EXCLUSIVE MODE');
+        const answers = post();
+        // Looked at often: the requests queued for a connection give up after the pool's connect timeout.
+        await until(
+          'every request waiting at the locked table or for a connection',
+          async () => {
+            const [row] = (await holder.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)).rows;
+            const stats = service.poolStats();
+            return row.n >= 2 && row.n === stats.total && row.n + stats.waiting === urls.length;
+          },
+          { everyMs: 10 },
+        );
+        await holder.query('COMMIT');
+        return await answers;
+      } finally {
+        await holder.end();
+      }
+    };
+
+    const outcome = (answers: Array<{ statusCode: number; body: string }>, setting: string) => {
+      const created = answers.filter((a) => a.statusCode === 201).length;
+      for (const refused of answers.filter((a) => a.statusCode !== 201)) {
+        const problem = assertProblem(refused as Parameters<typeof assertProblem>[0], 422);
+        assert.equal(problem.type, 'urn:data-aggregator:problem:limit-reached');
+        assert.match(problem.detail, new RegExp(`${setting} allows`));
+      }
+      return created;
+    };
+    const stored = async () => (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM webhooks'))[0]!.n;
+
+    test('12 POST /webhooks to one URL at once: WEBHOOKS_PER_URL (3) are made, the other 9 are 422 limit-reached', async () => {
+      const answers = await atOnce(Array.from({ length: 12 }, () => 'http://127.0.0.1:9/same'));
+      assert.equal(outcome(answers, 'WEBHOOKS_PER_URL'), 3);
+      assert.equal(await stored(), 3);
+    });
+
+    test('12 POST /webhooks to twelve URLs at once with 3 made: WEBHOOKS_MAX (6) is reached, never passed', async () => {
+      const answers = await atOnce(Array.from({ length: 12 }, (_, i) => `http://127.0.0.1:9/other-${i}`));
+      assert.equal(outcome(answers, 'WEBHOOKS_MAX'), 3);
+      assert.equal(await stored(), 6);
+      assert.equal((await app.inject({ url: '/webhooks?limit=100' })).json().length, 6);
     });
   });
 }
