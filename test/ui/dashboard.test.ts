@@ -6,6 +6,7 @@ import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 import type { App } from '../../src/http/base-app.js';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site.js';
 import { dashboardBackends, chromiumPath, mainServiceOn, noChromium, warnIfNoPostgres } from '../helpers.js';
+import { startWallSite } from '../fixtures/walls.js';
 import { until } from '../wait.js';
 import { axeFindings, settled, watchedPage } from './browser-checks.js';
 
@@ -210,6 +211,35 @@ for (const backend of dashboardBackends()) {
       assert.equal(await page.locator('.job-progress .limits').count(), 0);
       await page.close();
       assert.deepEqual(problems, []);
+    });
+
+    test('a blocked run shows as blocked: the job, its log and the jobs and logs lists say which wall and why', async () => {
+      const walls = await startWallSite();
+      try {
+        const res = await app.inject({ method: 'POST', url: '/jobs', payload: { url: `${walls.url}walls/cloudflare-challenge` } });
+        assert.equal(res.statusCode, 202, res.body);
+        const { id } = res.json() as { id: string };
+        const job = await until('the job to fail', async () => {
+          const body = (await app.inject({ url: `/jobs/${id}` })).json() as { status: string; log_ids: string[] };
+          return body.status === 'failed' ? body : false;
+        });
+        const { page, problems } = await watchedPage(context, origin);
+        await page.goto(`${origin}/ui/jobs/${id}`);
+        await page.locator('.job-progress .badge-blocked').waitFor();
+        const box = (await page.locator('.job-progress [role="alert"]').textContent()) ?? '';
+        assert.match(box, /Blocked by the site: a bot check's challenge/);
+        assert.match(box, /header cf-mitigated: challenge \(Cloudflare\)/);
+        await page.goto(`${origin}/ui/jobs`);
+        await page.locator(`tr:has(a[href="/ui/jobs/${id}"]) .badge-blocked`).waitFor();
+        await page.goto(`${origin}/ui/logs`);
+        await page.locator(`tr:has(a[href="/ui/logs/${job.log_ids.at(-1)}"]) .badge-blocked`).waitFor();
+        await page.goto(`${origin}/ui/logs/${job.log_ids.at(-1)}`);
+        assert.match((await page.locator('[role="alert"]').textContent()) ?? '', /Blocked by the site/);
+        await page.close();
+        assert.deepEqual(problems, []);
+      } finally {
+        await walls.close();
+      }
     });
 
     test('jobs and schedules: create a schedule, pause and resume it, run it now and follow the job; logs show the raw document', async () => {
