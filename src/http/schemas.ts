@@ -11,10 +11,12 @@ export function Nullable<T extends TSchema>(schema: T) {
 }
 
 /**
- * PostgreSQL text and JSONB cannot hold U+0000, so text that reaches the database must not carry it:
- * with this pattern such input is a 422 naming the field instead of a failed query (500).
+ * PostgreSQL text and JSONB cannot hold U+0000, and JSONB no unpaired surrogate (a JSON body may spell
+ * one, `"\\ud800"`), so text that reaches the database must not carry either: with this pattern such
+ * input is a 422 naming the field instead of a failed query (500). Ajv reads patterns as Unicode, so a
+ * surrogate pair (an emoji) is one character outside the class and passes.
  */
-export const NO_NUL = '^[^\\u0000]*$';
+export const NO_NUL = '^[^\\u0000\\ud800-\\udfff]*$';
 
 /**
  * The largest id or cursor of a bigint column a request may name: past it a JSON number loses digits and

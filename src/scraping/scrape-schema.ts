@@ -1,13 +1,14 @@
 // Request and response shapes of POST /scrape.
 import { Type, type Static, type TSchema } from 'typebox';
-import { Nullable } from '../http/schemas.js';
+import { NO_NUL, Nullable } from '../http/schemas.js';
 import { Article } from '../articles/article-schema.js';
 import { Product } from '../products/product-schema.js';
 import { tagList } from '../tags/tag-schema.js';
 import type { TargetVerdict } from '../egress/address-guard.js';
 import type { ExtractedArticle, ExtractedItem, PageExplanation, SiteRuleOutcome } from './extract/types.js';
 
-const Css = Type.String({ minLength: 1, maxLength: 500 });
+// NO_NUL: a job or schedule keeps its request as JSONB, which holds neither U+0000 nor an unpaired surrogate.
+const Css = Type.String({ minLength: 1, maxLength: 500, pattern: NO_NUL });
 
 export const ScrapeRequest = Type.Object(
   {
@@ -15,6 +16,7 @@ export const ScrapeRequest = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: 2048,
+        pattern: NO_NUL,
         description: 'Page to scrape (http or https). Absent: the demo scraper on DEMO_SITE_URL.',
         examples: ['https://books.toscrape.com/'],
       }),
@@ -31,7 +33,7 @@ export const ScrapeRequest = Type.Object(
         },
       ),
     ),
-    wait_for: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'Dynamic mode: CSS selector to wait for.' })),
+    wait_for: Type.Optional(Type.String({ minLength: 1, maxLength: 500, pattern: NO_NUL, description: 'Dynamic mode: CSS selector to wait for.' })),
     timeout_ms: Type.Optional(Type.Integer({ minimum: 100, maximum: 120_000, description: 'Per-page timeout (default 15000).' })),
     tags: Type.Optional(tagList('Tags (watch lists) given to every product the run collects; stored trimmed and lower-cased')),
   },

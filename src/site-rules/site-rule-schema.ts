@@ -1,6 +1,7 @@
 // Site rule shapes (what a user pins for a site: per-field selectors or JSON paths, a page type) and their checks.
 import { load } from 'cheerio';
 import { Type, type Static } from 'typebox';
+import { NO_NUL } from '../http/schemas.js';
 import { ValidationFailed, type FieldError } from '../problems.js';
 import { SITE_RULE_FIELDS } from '../scraping/extract/types.js';
 
@@ -18,11 +19,15 @@ const JSON_PATH = /^\$(?:\.[A-Za-z_$@][\w$@-]*|\['(?:[^'\\]|\\.)*'\]|\[\d{1,6}\]
 
 export const FieldRule = Type.Object(
   {
-    selector: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: "A CSS selector; the first match's text (or `content`, `src`, `href`) is the value" })),
+    // NO_NUL: stored as JSONB, which holds neither U+0000 nor an unpaired surrogate.
+    selector: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 500, pattern: NO_NUL, description: "A CSS selector; the first match's text (or `content`, `src`, `href`) is the value" }),
+    ),
     json_path: Type.Optional(
       Type.String({
         minLength: 1,
         maxLength: 500,
+        pattern: NO_NUL,
         description: "A JSON path (`$.offers.price`, `$['props']['sku']`, `$.offers[0].price`) into the page's JSON scripts; the first script where it names a value wins",
       }),
     ),

@@ -5,13 +5,13 @@ import { ValidationFailed } from '../problems.js';
 
 /**
  * A tag as sent: at least one visible character, no comma or semicolon (they separate tags in a
- * query string and in a CSV cell), no control characters. Stored trimmed and lower-cased
+ * query string and in a CSV cell), no control characters, no unpaired surrogate. Stored trimmed and lower-cased
  * (normalizeTag), so "Kitchen " and "kitchen" are one tag. The lookahead keeps the check linear.
  */
 export const TagName = Type.String({
   minLength: 1,
   maxLength: 64,
-  pattern: '^(?!\\s*$)[^,;\\u0000-\\u001f\\u007f]*$',
+  pattern: '^(?!\\s*$)[^,;\\u0000-\\u001f\\u007f\\ud800-\\udfff]*$',
   description: 'A tag (watch list): no comma or semicolon; stored trimmed and lower-cased',
   examples: ['espresso'],
 });

@@ -60,6 +60,32 @@ for (const backend of backends()) {
       });
     }
 
+    // JSONB holds neither U+0000 nor an unpaired surrogate, and these fields went into JSONB columns unchecked (500).
+    for (const [url, body, field] of [
+      ['/jobs', { selectors: { item: 'a', title: 'b', price: '\ud800' } }, '/body/selectors/price'],
+      ['/jobs', { selectors: { item: '\u0000', title: 'b', price: 'c' } }, '/body/selectors/item'],
+      ['/jobs', { url: 'http://127.0.0.1:9/', wait_for: 'x\udfff' }, '/body/wait_for'],
+      ['/jobs', { url: 'http://127.0.0.1:9/\ud800' }, '/body/url'],
+      ['/jobs', { url: 'http://127.0.0.1:9/', tags: ['a\ud800'] }, '/body/tags/0'],
+      ['/schedules', { every_minutes: 60, job: { url: 'http://127.0.0.1:9/', wait_for: '\ud800' } }, '/body/job/wait_for'],
+      ['/site-rules', { host_pattern: 'shop.invalid', fields: { price: { selector: '\ud800' } } }, '/body/fields/price/selector'],
+      ['/site-rules', { host_pattern: 'shop.invalid', fields: { sku: { json_path: "$['\u0000']" } } }, '/body/fields/sku/json_path'],
+      ['/webhooks', { url: 'http://127.0.0.1:9/hook', events: ['*'], filter: { source: '\ud800' } }, '/body/filter/source'],
+      [
+        '/alert-rules',
+        { name: 'r', scope: { type: 'tag', tag: '\ud800' }, condition: { type: 'price_changed' }, cooldown_minutes: 0, digest: 'immediate', channel_ids: [], enabled: true },
+        '/body/scope/tag',
+      ],
+    ] as const) {
+      test(`POST ${url} with ${JSON.stringify(body)} is a 422 naming ${field}, not a 500`, async () => {
+        const payload = JSON.stringify(body);
+        const res = await s.main.inject({ method: 'POST', url, headers: { ...KEYED, 'content-type': 'application/json' }, payload });
+        checkAnswer({ service: 'main', method: 'POST', url, payload, allowed5xx: [] }, res);
+        assert.equal(res.statusCode, 422, res.body);
+        assert.ok(namedPaths(JSON.parse(res.body)).includes(field), res.body);
+      });
+    }
+
     test('the largest cursors still answer: GET /events?after=9007199254740991 and /alerts?before=9007199254740991 are 200', async () => {
       assert.equal((await get('/events?after=9007199254740991')).statusCode, 200);
       assert.equal((await get('/alerts?before=9007199254740991')).statusCode, 200);
