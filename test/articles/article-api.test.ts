@@ -56,6 +56,29 @@ const SHOP_PAGE = (next: string) => `<!doctype html><html lang="en"><head><meta 
 <script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Storm kettle","sku":"SK-1","offers":{"@type":"Offer","price":"24.50","priceCurrency":"GBP","availability":"https://schema.org/InStock"}}</script>
 </head><body><h1>Storm kettle</h1><p class="price">£24.50</p><button>Add to basket</button></body></html>`;
 
+/**
+ * Reads a text stream until what was read satisfies `enough`, and answers it; fails naming `what`,
+ * with the text read, if the stream ends first or the hang guard runs out: an event that never comes
+ * fails the test instead of holding the suite.
+ */
+async function readUntil(reader: ReadableStreamDefaultReader<string>, enough: (text: string) => boolean, what: string, withinMs = 30_000): Promise<string> {
+  let text = '';
+  let timer: NodeJS.Timeout | undefined;
+  const guard = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`gave up waiting for ${what} (hang guard ${withinMs} ms); read: ${JSON.stringify(text.slice(-2000))}`)), withinMs);
+  });
+  try {
+    while (!enough(text)) {
+      const { value, done } = await Promise.race([reader.read(), guard]);
+      if (done) throw new Error(`the stream ended before ${what}; read: ${JSON.stringify(text.slice(-2000))}`);
+      text += value;
+    }
+    return text;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 async function startReceiver() {
   const received: Array<{ headers: IncomingMessage['headers']; body: string }> = [];
   const server: Server = createServer((req, res) => {
@@ -372,11 +395,9 @@ for (const backend of backends()) {
       const made = (await scrape(site.storyUrl('lifeboat'))).json().articles[0];
       // The stream's first event: this article's creation.
       const reader = stream.body!.pipeThrough(new TextDecoderStream()).getReader();
-      let buffer = '';
-
       // Blocks without an event (a comment that opens the stream) are skipped.
-      const blocks = () =>
-        buffer.split('\n\n').map((block) =>
+      const blocks = (text: string) =>
+        text.split('\n\n').map((block) =>
           Object.fromEntries(
             block
               .split('\n')
@@ -384,9 +405,10 @@ for (const backend of backends()) {
               .map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trim()]),
           ),
         );
-      while (!blocks().some((b) => b.event !== undefined && buffer.endsWith('\n\n'))) buffer += (await reader.read()).value ?? '';
-      const fields = blocks().find((b) => b.event !== undefined)!;
-      controller.abort();
+      const read = await readUntil(reader, (text) => text.endsWith('\n\n') && blocks(text).some((b) => b.event !== undefined), 'the article.created event on the stream').finally(
+        () => controller.abort(),
+      );
+      const fields = blocks(read).find((b) => b.event !== undefined)!;
       assert.equal(fields.event, 'article.created');
       assert.equal(JSON.parse(fields.data!).article_id, made.id);
       const delivery = await until('the webhook delivery', () => receiver.received.find((r) => JSON.parse(r.body).data.article_id === made.id));
