@@ -210,7 +210,19 @@ export function createScraper(deps: ScraperDeps): Scraper {
 
   return {
     scrape: (request, options) => withSlot(() => run(request, options)),
-    explain: (request) => withSlot(() => explainScrape(deps, request, shutdown.signal)),
+    explain: (request) =>
+      withSlot(async () => {
+        // Explain is a run too: the same total deadline, whatever its pages and timeouts add up to.
+        const deadline = startDeadline(deps.runDeadlineMs);
+        try {
+          return await explainScrape(deps, request, AbortSignal.any([shutdown.signal, deadline]));
+        } catch (error) {
+          if (!deadline.aborted || shutdown.signal.aborted) throw error;
+          const late = new UpstreamTimeout(`The explanation did not finish within the run deadline of ${deps.runDeadlineMs / 1000} s (SCRAPE_RUN_DEADLINE_MS).`);
+          late.extensions.explanation = toProblem(error).extensions.explanation;
+          throw late;
+        }
+      }),
     async drain(graceMs) {
       draining = true;
       const timer = setTimeout(() => shutdown.abort(new ServiceUnavailable('The service is shutting down; the scrape was stopped.', { retryAfterSeconds: 5 })), graceMs);

@@ -90,6 +90,13 @@ for (const backend of backends()) {
       assert.equal(log.count, 0);
     });
 
+    test('explain is a run too: a page still unanswered at the run deadline is a 504 naming SCRAPE_RUN_DEADLINE_MS, with what was fetched', async () => {
+      const problem = assertProblem(await app.inject({ method: 'POST', url: '/scrape/explain', payload: { url: `${site.url}/never?run=explain` } }), 504);
+      assert.match(problem.detail, /run deadline of 1 s \(SCRAPE_RUN_DEADLINE_MS\)/);
+      assert.equal(problem.explanation.fetches.length, 1);
+      await until('no request for the page to be left open', () => site.unanswered() === 0);
+    });
+
     test('a page still being extracted at the run deadline: its extraction is stopped, the run fails naming SCRAPE_RUN_DEADLINE_MS, its log failed with that error', async () => {
       // The run's deadline is a signal the test aborts once the page is loaded and its extraction under
       // way; the extraction is held until its signal aborts, then handed to the real one, which must stop.
