@@ -37,6 +37,7 @@ export async function sendThrough(config: ChannelConfig, outgoing: Outgoing, dep
     ...(status === null ? {} : { status }),
     error: sent.error ?? 'the webhook failed',
     retryable: !sent.unavailable && (status === null || status === 408 || status === 429 || status >= 500),
+    ...(sent.retry_after_ms === undefined ? {} : { retry_after_ms: sent.retry_after_ms }),
   };
 }
 
@@ -86,7 +87,9 @@ export function createAlertDelivery(deps: AlertDeliveryDeps): { deliver(message:
     return label === undefined || firings.length === 0 ? undefined : digestMessage(digestId, label, firings, deps.dashboardUrl);
   };
 
-  const giveUp = (id: string, error: string) => deps.deliveries.record(id, { status: 'skipped', response_status: null, error, next_attempt_at: null, attempted: false });
+  const giveUp = async (id: string, error: string): Promise<void> => {
+    await deps.deliveries.record(id, { status: 'skipped', response_status: null, error, retry_in_ms: null, attempted: false });
+  };
 
   return {
     async deliver({ delivery_id: id }) {
@@ -102,21 +105,22 @@ export function createAlertDelivery(deps: AlertDeliveryDeps): { deliver(message:
       const outcome = await sendThrough(channel.config, outgoing, deps);
       const attempt = delivery.attempts + 1;
       if (outcome.ok) {
-        await deps.deliveries.record(id, { status: 'succeeded', response_status: outcome.status ?? null, error: null, next_attempt_at: null, attempted: true });
+        await deps.deliveries.record(id, { status: 'succeeded', response_status: outcome.status ?? null, error: null, retry_in_ms: null, attempted: true });
         return;
       }
       const scheduled = outcome.retryable ? deps.retryDelaysMs[attempt - 1] : undefined;
       const delay = scheduled === undefined ? undefined : Math.max(scheduled, Math.min(outcome.retry_after_ms ?? 0, MAX_RETRY_AFTER_MS));
       const error = outcome.error ?? 'the channel refused the message';
-      await deps.deliveries.record(id, {
+      const next = await deps.deliveries.record(id, {
         status: delay === undefined ? 'failed' : 'retrying',
         response_status: outcome.status ?? null,
         error,
-        next_attempt_at: delay === undefined ? null : new Date(Date.now() + delay).toISOString(),
+        retry_in_ms: delay ?? null,
         attempted: true,
       });
-      if (delay !== undefined) {
-        await deps.queue.enqueue<DeliveryMessage>(ALERT_QUEUES.delivery, [{ data: { delivery_id: id }, group: channelTarget(channel.config).host }], { delayMs: delay });
+      if (next !== null) {
+        // Queued for the time the record shows, which is `delay` (a longer Retry-After included) after the attempt.
+        await deps.queue.enqueue<DeliveryMessage>(ALERT_QUEUES.delivery, [{ data: { delivery_id: id }, group: channelTarget(channel.config).host }], { at: new Date(next) });
         return;
       }
       // Retries ran out, or the failure will not pass by itself (a refused address, a 4xx, a login that fails).

@@ -27,7 +27,12 @@ export interface AttemptRecord {
   status: Exclude<DeliveryStatus, 'pending' | 'skipped'> | 'skipped';
   response_status: number | null;
   error: string | null;
-  next_attempt_at: string | null;
+  /**
+   * The wait before the next attempt, in ms from when this one is recorded (after its answer): the
+   * database stamps the record and the next attempt's time from one clock, so the record shows the
+   * wait exactly. Null: no next attempt.
+   */
+  retry_in_ms: number | null;
   /** Whether this was an attempt (counted), or a delivery given up without one (a channel gone or disabled). */
   attempted: boolean;
 }
@@ -35,7 +40,8 @@ export interface AttemptRecord {
 export interface DeliveryStore {
   create(deliveries: readonly NewDelivery[], tx: Queryable): Promise<void>;
   get(id: string): Promise<StoredDelivery | undefined>;
-  record(id: string, attempt: AttemptRecord): Promise<void>;
+  /** Answers the next attempt's time as recorded (to the millisecond), or null when there is none. */
+  record(id: string, attempt: AttemptRecord): Promise<string | null>;
   /** A digest as sent: the firings it groups point to it (see FiringStore.claimDigest). */
   createDigest(digest: { id: string; rule_id: string | null; period_key: string; label: string }, tx: Queryable): Promise<void>;
   deleteDigest(id: string, tx: Queryable): Promise<void>;
@@ -72,13 +78,18 @@ export function createDeliveryStore(db: Database): DeliveryStore {
     },
 
     async record(id, a) {
-      await db.query(
-        `UPDATE alert_deliveries SET status = $2, response_status = $3, error = $4, next_attempt_at = $5,
+      // The next attempt's time rounded up to the millisecond: the queue takes it as it is, and it is
+      // never before the wait has passed.
+      const [row] = await db.query<{ next_attempt_at: string | null }>(
+        `UPDATE alert_deliveries SET status = $2, response_status = $3, error = $4,
+                next_attempt_at = date_trunc('milliseconds', now() + ($5::float8 + 0.999) * interval '1 millisecond'),
                 attempts = attempts + CASE WHEN $6 THEN 1 ELSE 0 END,
                 delivered_at = CASE WHEN $2 = 'succeeded' THEN now() ELSE delivered_at END, updated_at = now()
-          WHERE id = $1`,
-        [id, a.status, a.response_status, a.error, a.next_attempt_at, a.attempted],
+          WHERE id = $1
+          RETURNING to_char(next_attempt_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS next_attempt_at`,
+        [id, a.status, a.response_status, a.error, a.retry_in_ms, a.attempted],
       );
+      return row?.next_attempt_at ?? null;
     },
 
     async createDigest(d, tx) {

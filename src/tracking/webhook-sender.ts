@@ -6,6 +6,7 @@ import type { Database } from '../db/database.js';
 import { basicAuthorization, redactUrlsIn, withoutCredentials } from '../redact.js';
 import type { QueuedDelivery, WebhookDeliveries } from './webhook-deliveries.js';
 import { assertAllowedUrl, createGuardedAgent } from '../egress/address-guard.js';
+import { retryAfter } from '../egress/retry-after.js';
 import type { StoredEvent } from './tracking-store.js';
 import type { WebhookStore } from './webhook-store.js';
 
@@ -36,6 +37,8 @@ export interface WebhookMessageOutcome {
   error: string | null;
   /** The webhook is gone or disabled: trying again will not help. */
   unavailable: boolean;
+  /** How long the receiver asked to be left alone (its Retry-After), in ms. */
+  retry_after_ms?: number;
 }
 
 export interface WebhookSender {
@@ -69,7 +72,7 @@ export function createWebhookSender(deps: WebhookSenderDeps): WebhookSender {
   };
 
   /** One POST; the answer's status, or why there was none. Never throws. */
-  const post = async (url: string, body: string, headers: Record<string, string>): Promise<{ status: number | null; error: string | null }> => {
+  const post = async (url: string, body: string, headers: Record<string, string>): Promise<{ status: number | null; error: string | null; retryAfterMs?: number }> => {
     try {
       const target = assertAllowedUrl(url, deps.allowPrivateNetworks);
       // A user and password in the URL are sent as HTTP basic auth, as a browser would.
@@ -84,9 +87,9 @@ export function createWebhookSender(deps: WebhookSenderDeps): WebhookSender {
         bodyTimeout: timeoutMs,
       });
       await response.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
-      return response.statusCode >= 200 && response.statusCode < 300
-        ? { status: response.statusCode, error: null }
-        : { status: response.statusCode, error: `the endpoint answered HTTP ${response.statusCode}` };
+      if (response.statusCode >= 200 && response.statusCode < 300) return { status: response.statusCode, error: null };
+      const retryAfterMs = retryAfter(response.headers['retry-after'], Date.now());
+      return { status: response.statusCode, error: `the endpoint answered HTTP ${response.statusCode}`, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
     } catch (error) {
       const name = (error as { name?: string }).name;
       return { status: null, error: name === 'TimeoutError' || name === 'AbortError' ? `no answer within ${timeoutMs} ms` : redactUrlsIn((error as Error).message) };
@@ -112,7 +115,13 @@ export function createWebhookSender(deps: WebhookSenderDeps): WebhookSender {
       if (!webhook.enabled) return { ok: false, status: null, error: `Webhook ${webhookId} is disabled.`, unavailable: true };
       const payload = JSON.stringify({ type: message.type, timestamp: new Date().toISOString(), data: message.data });
       const outcome = await post((await deps.webhooks.deliveryUrl(webhook.id)) ?? webhook.url, payload, signed(webhook.secret, message.id, payload));
-      return { ok: outcome.error === null, status: outcome.status, error: outcome.error, unavailable: false };
+      return {
+        ok: outcome.error === null,
+        status: outcome.status,
+        error: outcome.error,
+        unavailable: false,
+        ...(outcome.retryAfterMs === undefined ? {} : { retry_after_ms: outcome.retryAfterMs }),
+      };
     },
 
     async deliver(delivery) {
