@@ -102,8 +102,8 @@ for (const backend of backends()) {
       const held = slow.hold('/sitemap.xml');
       const id = await crawl({ url: `${slow.url}books/`, timeout_ms: 60_000, crawl: { sitemap: true, max_pages: 20, exclude: ['**/category/**'] } });
       await until('the sitemap to be asked for', () => slow.inFlight().includes('/sitemap.xml'));
-      // Longer than the sweep's idea of a stalled crawl (5 s without a change), then a sweep.
-      await new Promise((resolve) => setTimeout(resolve, 6000));
+      // Quiet for longer than the sweep's idea of a stalled crawl (5 s without a change), then a sweep.
+      await db.query(`UPDATE jobs SET updated_at = now() - interval '10 seconds' WHERE id = $1`, [id]);
       await system.sweep();
       const during = await get(id);
       assert.equal(during.status, 'running', JSON.stringify(during));
@@ -128,6 +128,8 @@ for (const backend of backends()) {
     test("the start page is crawled while the sitemap is read; with all its pages done, the crawl is not over until the sitemap's pages are in", async () => {
       const { slow, held, id } = await startPageStoredWhileSitemapHeld();
       try {
+        // Quiet for longer than the sweep's idea of a stalled crawl (5 s without a change): still reading, not stalled.
+        await db.query(`UPDATE jobs SET updated_at = now() - interval '10 seconds' WHERE id = $1`, [id]);
         await system.sweep();
         const during = await get(id);
         assert.equal(during.status, 'running', JSON.stringify(during));
