@@ -40,6 +40,22 @@ export const RulePatch = Type.Object(
 );
 export type RulePatch = Static<typeof RulePatch>;
 
+export const DigestSendQuery = Type.Object(
+  {
+    period: Type.Optional(Type.Unsafe<'daily' | 'weekly'>({ type: 'string', enum: ['daily', 'weekly'], description: 'Only the daily or only the weekly digests; absent: both' })),
+    rule_id: Type.Optional({ ...Uuid, description: "Only this rule's digest" }),
+  },
+  { additionalProperties: false },
+);
+
+export const DigestSendAnswer = Type.Object(
+  {
+    digests: Type.Integer({ description: 'Digests (one per rule and period) now due and queued to be sent' }),
+    alerts: Type.Integer({ description: 'Alerts they carry' }),
+  },
+  { examples: [{ digests: 2, alerts: 7 }] },
+);
+
 export const PreviewQuery = Type.Object(
   { days: Type.Integer({ minimum: 1, maximum: 366, default: 30, description: 'How far back to replay the stored history' }) },
   { additionalProperties: false },

@@ -6,6 +6,12 @@ export interface DeliveryMessage {
   delivery_id: string;
 }
 
+/** A run of the digest sender: the calendar's (every minute) or one asked for by an operator ending periods now. */
+export interface DigestMessage {
+  /** Send the digests due at this time too (the moment the periods were ended), whatever this worker's clock says. */
+  until?: string;
+}
+
 export const ALERT_QUEUES = { delivery: 'alert-delivery', digest: 'alert-digest' } as const;
 
 /** The digest calendar's one entry: every minute, any one worker sends the digests that are due. */

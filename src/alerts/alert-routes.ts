@@ -4,7 +4,21 @@ import type { App } from '../http/base-app.js';
 import { pagedAnswer } from '../http/paging.js';
 import { problemResponses } from '../http/schemas.js';
 import { ValidationFailed } from '../problems.js';
-import { Alert, AlertPath, AlertQuery, Deleted, IdPath, PreviewQuery, RuleListQuery, RulePatch, RulePreviewAnswer, RuleView } from './alert-api-schema.js';
+import {
+  Alert,
+  AlertPath,
+  AlertQuery,
+  Deleted,
+  DigestSendAnswer,
+  DigestSendQuery,
+  IdPath,
+  PreviewQuery,
+  RuleListQuery,
+  RulePatch,
+  RulePreviewAnswer,
+  RuleView,
+} from './alert-api-schema.js';
+import type { DigestSender } from './alert-digests.js';
 import { AlertRuleCreate, ruleProblem } from './alert-rule-schema.js';
 import type { RuleService } from './rule-service.js';
 import type { RuleStore } from './rule-store.js';
@@ -12,6 +26,7 @@ import type { RuleStore } from './rule-store.js';
 export interface AlertRoutesDeps {
   rules: RuleStore;
   service: RuleService;
+  digests: Pick<DigestSender, 'endNow'>;
 }
 
 const CONDITIONS =
@@ -159,6 +174,24 @@ export function alertRoutes(app: App, deps: AlertRoutesDeps): void {
       }
       return items;
     },
+  );
+
+  app.post(
+    '/alerts/digests/send',
+    {
+      schema: {
+        tags: ['alerts'],
+        summary: 'Send the waiting digests now: their periods end at this moment',
+        description:
+          'The alerts of rules with `digest: daily` or `weekly` wait for the end of their period (a UTC day, an ISO week). This ends the ' +
+          'current periods now (of `period` only, or of one `rule_id`, if given) and queues the sending, which any worker takes: ' +
+          'each rule gets one digest of what it has gathered so far, each alert goes into exactly one digest, and later alerts wait ' +
+          'for the next end of their period as usual. Answers 202 with how many digests and alerts were queued (0 and 0 when none wait).',
+        querystring: DigestSendQuery,
+        response: { 202: DigestSendAnswer, ...problemResponses(422, 503) },
+      },
+    },
+    async (request, reply) => reply.code(202).send(await deps.digests.endNow({ digest: request.query.period, rule_id: request.query.rule_id })),
   );
 
   app.get(

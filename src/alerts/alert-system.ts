@@ -6,7 +6,7 @@ import type { WebhookSender } from '../tracking/webhook-sender.js';
 import { createAlertDelivery } from './alert-delivery.js';
 import { createDigestSender, type DigestSender } from './alert-digests.js';
 import { createAlertEvaluator, type AlertEvaluator } from './alert-evaluator.js';
-import { ALERT_POLICIES, ALERT_QUEUES, DIGEST_SCHEDULE, type DeliveryMessage } from './alert-queues.js';
+import { ALERT_POLICIES, ALERT_QUEUES, DIGEST_SCHEDULE, type DeliveryMessage, type DigestMessage } from './alert-queues.js';
 import { createChannelService, type ChannelService } from './channel-service.js';
 import { createChannelStore } from './channel-store.js';
 import { createDeliveryStore } from './delivery-store.js';
@@ -109,8 +109,9 @@ export function createAlertSystem(deps: AlertSystemDeps): AlertSystem {
       // other servers' deliveries go on beside it.
       const perGroup = Math.max(1, Math.floor(settings.concurrency / 2));
       await queue.work<DeliveryMessage>(ALERT_QUEUES.delivery, { concurrency: settings.concurrency, perGroup }, (message) => delivery.deliver(message));
-      await queue.work(ALERT_QUEUES.digest, { concurrency: 1 }, async () => {
-        await digests.sendDue(new Date());
+      await queue.work<DigestMessage>(ALERT_QUEUES.digest, { concurrency: 1 }, async ({ until }) => {
+        const asked = until === undefined ? Number.NaN : Date.parse(until);
+        await digests.sendDue(new Date(Number.isNaN(asked) ? Date.now() : Math.max(Date.now(), asked)));
       });
       // The queue's calendar fires it once per minute across every process; putting it there again is harmless.
       await queue.schedule(ALERT_QUEUES.digest, DIGEST_SCHEDULE.key, DIGEST_SCHEDULE.cron, DIGEST_SCHEDULE.timezone, {});

@@ -60,6 +60,12 @@ export interface FiringStore {
    */
   claimDigest(group: { rule_id: string | null; digest_key: string }, digestId: string, now: Date, tx: Queryable): Promise<Firing[]>;
   digestFirings(digestId: string, tx?: Queryable): Promise<Firing[]>;
+  /**
+   * In `tx`: the periods of the firings waiting for a digest (of one mode, of one rule, or all) end
+   * now: their digests are due. Answers the database's time of it, the alerts waiting and the
+   * digests (rule and period) they make.
+   */
+  endPeriods(filter: { digest?: 'daily' | 'weekly' | undefined; rule_id?: string | undefined }, tx: Queryable): Promise<{ until: string; alerts: number; digests: number }>;
 }
 
 const isoTime = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
@@ -161,6 +167,21 @@ export function createFiringStore(db: Database): FiringStore {
         [now.toISOString(), group.digest_key, group.rule_id, digestId],
       );
       return rows.map((row) => row.firing);
+    },
+
+    async endPeriods(filter, tx) {
+      // To the millisecond, as the time handed on is written: the firings are due at exactly that time.
+      const [row] = await tx.query<{ until: string; alerts: number; digests: number }>(
+        `WITH ended AS (
+           UPDATE alert_firings SET digest_due_at = LEAST(digest_due_at, date_trunc('milliseconds', now()))
+            WHERE digest_id IS NULL AND digest_due_at IS NOT NULL AND ($1::text IS NULL OR digest = $1) AND ($2::uuid IS NULL OR rule_id = $2)
+            RETURNING rule_id, digest_key)
+         SELECT ${isoTime("date_trunc('milliseconds', now())")} AS until, count(*)::int AS alerts,
+                count(DISTINCT COALESCE(rule_id::text, '') || ' ' || digest_key)::int AS digests
+           FROM ended`,
+        [filter.digest ?? null, filter.rule_id ?? null],
+      );
+      return row!;
     },
 
     async digestFirings(digestId, tx = db) {

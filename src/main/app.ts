@@ -125,7 +125,7 @@ export async function buildMainApp(deps: MainDeps): Promise<App> {
     tags: deps.tags,
     exists: async (kind, id) => (kind === 'product' ? await deps.products.get(id) : await deps.articles.get(id)) !== undefined,
   });
-  alertRoutes(app, { rules: deps.alerts.rules, service: deps.alerts.ruleService });
+  alertRoutes(app, { rules: deps.alerts.rules, service: deps.alerts.ruleService, digests: deps.alerts.digests });
   channelRoutes(app, deps.alerts.channelService);
   const streams = createStreamLimiter(deps.config.http.streams);
   trackingRoutes(app, { tracker: deps.tracking.tracker, feed: deps.tracking.feed, streams });

@@ -1,4 +1,4 @@
-// Alerts across real worker processes on one PostgreSQL: one firing and one message however many workers see the change, the digest calendar once, a delivery outliving a killed worker.
+// Alerts across real worker processes on one PostgreSQL: one firing and one message however many workers see the change, the digest calendar once, a period ended now by an operator digested once, a delivery outliving a killed worker.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
@@ -144,6 +144,50 @@ describe('alerts with several worker processes on one PostgreSQL', { skip }, () 
     assert.equal(digests[0]!.n, 1);
     assert.equal(receiver.received.filter((r) => r.body.topic === 'workers-digest').length, 1, 'one digest message');
     assert.equal(product.title, 'Espresso machine');
+  });
+
+  test('POST /alerts/digests/send four times at once with two workers: the daily period ends now and its digest goes out once, whichever worker takes it', async () => {
+    const [product] = (await call('GET', '/products')).body;
+    const channel = (await call('POST', '/channels', { name: 'digest now', config: { kind: 'ntfy', server_url: `${receiver.base}/`, topic: 'workers-now' } })).body;
+    const rule = (
+      await call('POST', '/alert-rules', {
+        name: 'Espresso machine, daily',
+        scope: { type: 'product', product_id: product.id },
+        condition: { type: 'price_changed' },
+        cooldown_minutes: 0,
+        digest: 'daily',
+        channel_ids: [channel.id],
+      })
+    ).body;
+    shop.price = 160;
+    await scrapeTimes(1);
+    const [waiting] = await query<{ n: number }>('SELECT count(*)::int AS n FROM alert_firings WHERE rule_id = $1 AND digest_id IS NULL', [rule.id]);
+    assert.equal(waiting!.n, 1, 'the alert waits for the end of the day');
+    const answers = await Promise.all(Array.from({ length: 4 }, () => call('POST', '/alerts/digests/send?period=daily')));
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      [202, 202, 202, 202],
+    );
+    const message = await until('the digest', () => receiver.received.find((r) => r.body.topic === 'workers-now'), { withinMs: 120_000, everyMs: 100 });
+    assert.match(String(message.body.title), /Daily digest: 1 alert/);
+    // Every run of the sender the requests queued is over, on whichever worker, and the digest's delivery settled.
+    await until(
+      'the queued digest runs done and the delivery settled',
+      async () => {
+        const [runs] = await query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'alert-digest' AND data ? 'until' AND state IN ('created', 'retry', 'active')`,
+        );
+        const [delivery] = await query<{ status: string }>('SELECT status FROM alert_deliveries WHERE channel_id = $1', [channel.id]);
+        return runs!.n === 0 && delivery?.status === 'succeeded';
+      },
+      { withinMs: 120_000, everyMs: 200 },
+    );
+    const [runs] = await query<{ n: number }>(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'alert-digest' AND data ? 'until' AND state = 'completed'`);
+    assert.ok(runs!.n >= 1, 'the requests queued runs of the sender, which the workers completed');
+    const digests = await query<{ n: number }>('SELECT count(*)::int AS n FROM alert_digests WHERE rule_id = $1', [rule.id]);
+    assert.equal(digests[0]!.n, 1, 'one digest');
+    assert.equal((await query<{ n: number }>('SELECT count(*)::int AS n FROM alert_deliveries WHERE channel_id = $1', [channel.id]))[0]!.n, 1, 'one delivery');
+    assert.equal(receiver.received.filter((r) => r.body.topic === 'workers-now').length, 1, 'one message');
   });
 
   test('kill -9 of the worker sending an alert: the delivery is not lost, another worker sends it', async () => {
