@@ -137,8 +137,10 @@ export function buildFeed(format: FeedFormat, articles: readonly Article[], cont
     case 'json':
       return JSON.stringify(
         generateJsonFeed({
-          title: context.title,
-          description: context.description,
+          // The same text as the XML feeds and the entries carry: JSON could escape the controls, but
+          // an unpaired surrogate has no UTF-8 form, and strict readers refuse the feed for it.
+          title: xmlText(context.title),
+          description: xmlText(context.description),
           home_page_url: context.homeUrl,
           feed_url: context.selfUrl,
           items: entries.map((e) => ({
