@@ -67,6 +67,8 @@ function rssProblems(body: string): string[] {
   return problems;
 }
 
+const UNPAIRED = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 /** JSON Feed 1.1: version, title and items; an item an id and content_html or content_text; and, JSON being UTF-8 text, no unpaired surrogate in any string. */
 function jsonFeedProblems(body: string): string[] {
   const feed = JSON.parse(body);
@@ -79,7 +81,7 @@ function jsonFeedProblems(body: string): string[] {
     if (typeof item.content_html !== 'string' && typeof item.content_text !== 'string') problems.push(`item ${i} without content`);
   }
   const walk = (value: unknown, path: string): void => {
-    if (typeof value === 'string' && !value.isWellFormed()) problems.push(`${path} has an unpaired surrogate`);
+    if (typeof value === 'string' && UNPAIRED.test(value)) problems.push(`${path} has an unpaired surrogate`);
     else if (value !== null && typeof value === 'object') for (const [key, inner] of Object.entries(value)) walk(inner, `${path}/${key}`);
   };
   walk(feed, '');
