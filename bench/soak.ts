@@ -99,29 +99,53 @@ async function main(): Promise<void> {
   children.push(api);
   const base = `http://127.0.0.1:${port}`;
   const call = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${base}${path}`, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
     const text = await res.text();
     if (res.status >= 400) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
     return { status: res.status, json: text === '' ? null : JSON.parse(text), headers: res.headers };
   };
   for (let i = 0; ; i++) {
-    if ((await fetch(`${base}/health`).then((r) => r.status).catch(() => 0)) === 200) break;
+    if (
+      (await fetch(`${base}/health`)
+        .then((r) => r.status)
+        .catch(() => 0)) === 200
+    )
+      break;
     if (i > 600) throw new Error(`the API did not start: ${api.output()}`);
     await new Promise((r) => setTimeout(r, 100));
   }
   for (const name of ['worker-1', 'worker-2']) children.push(startChild(name, [...probe, 'dist/worker/server.js'], { ...common, SOAK_PROBE_NAME: name }, ROOT));
 
   const channel = (await call('POST', '/channels', { name: 'soak receiver', config: { kind: 'ntfy', server_url: `${receiverUrl}/`, topic: 'soak' } })).json;
-  await call('POST', '/alert-rules', { name: 'soak prices', scope: { type: 'tag', tag: 'soak' }, condition: { type: 'price_changed' }, cooldown_minutes: 0, channel_ids: [channel.id] });
-  await call('POST', '/alert-rules', { name: 'soak stock', scope: { type: 'tag', tag: 'soak' }, condition: { type: 'back_in_stock' }, cooldown_minutes: 0, channel_ids: [channel.id] });
+  await call('POST', '/alert-rules', {
+    name: 'soak prices',
+    scope: { type: 'tag', tag: 'soak' },
+    condition: { type: 'price_changed' },
+    cooldown_minutes: 0,
+    channel_ids: [channel.id],
+  });
+  await call('POST', '/alert-rules', {
+    name: 'soak stock',
+    scope: { type: 'tag', tag: 'soak' },
+    condition: { type: 'back_in_stock' },
+    cooldown_minutes: 0,
+    channel_ids: [channel.id],
+  });
   for (let n = 0; n < LISTINGS; n++) await call('POST', '/schedules', { name: `listing ${n}`, every_minutes: 1, job: { url: `${shopUrl}/listing/${n}`, tags: ['soak'] } });
   started = Date.now();
 
   const rows: Array<Record<string, number | string>> = [];
   const sample = async () => {
     const size = Number((await db.query('SELECT pg_database_size(current_database()) AS n')).rows[0].n) / 1e6;
-    const jobs = (await db.query(`SELECT count(*) FILTER (WHERE status = 'succeeded')::int AS ok, count(*) FILTER (WHERE status = 'failed')::int AS failed, count(*)::int AS n FROM jobs`)).rows[0];
-    const alerts = (await db.query(`SELECT count(*)::int AS firings, (SELECT count(*)::int FROM alert_deliveries WHERE status = 'succeeded') AS delivered FROM alert_firings`)).rows[0];
+    const jobs = (
+      await db.query(`SELECT count(*) FILTER (WHERE status = 'succeeded')::int AS ok, count(*) FILTER (WHERE status = 'failed')::int AS failed, count(*)::int AS n FROM jobs`)
+    ).rows[0];
+    const alerts = (await db.query(`SELECT count(*)::int AS firings, (SELECT count(*)::int FROM alert_deliveries WHERE status = 'succeeded') AS delivered FROM alert_firings`))
+      .rows[0];
     const probes = existsSync(probeFile)
       ? readFileSync(probeFile, 'utf8')
           .trim()
@@ -129,7 +153,15 @@ async function main(): Promise<void> {
           .filter(Boolean)
           .map((line) => JSON.parse(line) as { at: number; name: string; rss_mb: number; delay_p99_ms: number; delay_max_ms: number })
       : [];
-    const row: Record<string, number | string> = { minute: minuteOf(), db_mb: Math.round(size * 10) / 10, jobs: jobs.n, jobs_failed: jobs.failed, firings: alerts.firings, delivered: alerts.delivered, received };
+    const row: Record<string, number | string> = {
+      minute: minuteOf(),
+      db_mb: Math.round(size * 10) / 10,
+      jobs: jobs.n,
+      jobs_failed: jobs.failed,
+      firings: alerts.firings,
+      delivered: alerts.delivered,
+      received,
+    };
     for (const name of ['api', 'worker-1', 'worker-2']) {
       const last = probes.filter((p) => p.name === name).at(-1);
       if (last === undefined) continue;
@@ -151,7 +183,11 @@ async function main(): Promise<void> {
   // Let the last runs and deliveries end, then hold the books.
   for (const schedule of (await call('GET', '/schedules?limit=100')).json) await call('PATCH', `/schedules/${schedule.id}`, { paused: true });
   for (let i = 0; i < 120; i++) {
-    const open = (await db.query(`SELECT (SELECT count(*)::int FROM jobs WHERE status IN ('queued', 'running')) + (SELECT count(*)::int FROM alert_deliveries WHERE status IN ('pending', 'retrying')) AS n`)).rows[0].n;
+    const open = (
+      await db.query(
+        `SELECT (SELECT count(*)::int FROM jobs WHERE status IN ('queued', 'running')) + (SELECT count(*)::int FROM alert_deliveries WHERE status IN ('pending', 'retrying')) AS n`,
+      )
+    ).rows[0].n;
     if (open === 0) break;
     await new Promise((r) => setTimeout(r, 1_000));
   }
@@ -166,7 +202,16 @@ async function main(): Promise<void> {
       (SELECT count(*)::int FROM products) AS products, (SELECT count(*)::int FROM products WHERE gone_at IS NOT NULL) AS gone,
       (SELECT count(*)::int FROM price_observations) AS observations`)
   ).rows[0];
-  const summary = { minutes: MINUTES, listings: LISTINGS, products_expected: LISTINGS * PER_PAGE, ...books, received, schedule_runs: schedules.runs, schedule_skips: schedules.skipped, run_twice: twice };
+  const summary = {
+    minutes: MINUTES,
+    listings: LISTINGS,
+    products_expected: LISTINGS * PER_PAGE,
+    ...books,
+    received,
+    schedule_runs: schedules.runs,
+    schedule_skips: schedules.skipped,
+    run_twice: twice,
+  };
   console.log(JSON.stringify(summary));
   writeFileSync(join(results, `soak-${stamp}.json`), JSON.stringify({ summary, rows }, null, 2));
   await stopAllChildren();
