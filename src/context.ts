@@ -14,8 +14,9 @@ import { createArticleStore, type ArticleStore } from './articles/article-store.
 import { createProductStore, type ProductStore } from './products/product-store.js';
 import { createPgBossQueue, type QueueTiming } from './queue/pgboss-queue.js';
 import type { Queue } from './queue/queue.js';
-import { createArticleRecorder, type ArticleRecorder } from './recording/article-recorder.js';
+import { createArticleRecorder } from './recording/article-recorder.js';
 import { createProductRecorder, type ProductRecorder } from './recording/product-recorder.js';
+import { createRunWriter, type RunWriter } from './recording/run-writer.js';
 import { createJsonbLogStore } from './scrape-logs/jsonb-log-store.js';
 import { createSiteRuleStore, type SiteRuleStore } from './site-rules/site-rule-store.js';
 import { createTagStore, type TagStore } from './tags/tag-store.js';
@@ -71,8 +72,8 @@ export interface Context {
   tracking: { tracker: Tracker; revisions: ArticleRevisions; webhooks: WebhookStore; deliveries: WebhookDeliveries; live: LiveEvents; feed: LiveFeed; sender: WebhookSender };
   /** The write path of products (recording/product-recorder.ts). */
   recorder: ProductRecorder;
-  /** The write path of articles (recording/article-recorder.ts), in the same transactions as the products. */
-  articleRecorder: ArticleRecorder;
+  /** The one door for a run's writes (recording/run-writer.ts): products and articles in one transaction, published after it. */
+  writer: RunWriter;
   scraping: { fetcher: PageFetcher; renderer: BrowserRenderer; loader: PageLoader; extract: PageExtractor; scraper: Scraper };
   jobs: JobSystem;
   posts: PostsClient;
@@ -141,6 +142,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const articles = createArticleStore(db);
   const revisions = createArticleRevisions(db);
   const articleRecorder = createArticleRecorder({ articles, revisions, tracker, deliveries, tags });
+  const writer = createRunWriter({ db, products: recorder, articles: articleRecorder, live });
 
   // Scraping: safe fetching, the browser, extraction threads, and the page pipeline over them.
   const fetcher = createSafeFetcher(scrape, logger ? { logger } : {});
@@ -173,8 +175,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     db,
     loader,
     extract,
-    recorder,
-    articles: articleRecorder,
+    writer,
     logs,
     demoSiteUrl: scrape.demoSiteUrl,
     allowPrivateNetworks: scrape.allowPrivateNetworks,
@@ -191,8 +192,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     loader,
     extract,
     fetcher,
-    recorder,
-    articles: articleRecorder,
+    writer,
     settings: {
       demoSiteUrl: scrape.demoSiteUrl,
       allowPrivateNetworks: scrape.allowPrivateNetworks,
@@ -218,7 +218,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     alerts,
     tracking: { tracker, revisions, webhooks, deliveries, live, feed: createLiveFeed(tracker, live), sender },
     recorder,
-    articleRecorder,
+    writer,
     scraping: { fetcher, renderer, loader, extract, scraper },
     jobs,
     posts,

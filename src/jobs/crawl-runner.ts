@@ -6,8 +6,7 @@ import { createHostLimiter } from '../egress/host-limiter.js';
 import type { FetchedPage, PageFetcher } from '../egress/page-fetcher.js';
 import { problemRecord, RunCancelled, SiteBlocked, toProblem, UpstreamFailed, type HttpProblem } from '../problems.js';
 import type { Queue, WorkContext } from '../queue/queue.js';
-import type { ArticleRecorder } from '../recording/article-recorder.js';
-import type { ProductRecorder } from '../recording/product-recorder.js';
+import type { RunWriter } from '../recording/run-writer.js';
 import type { LogStore } from '../scrape-logs/log-store.js';
 import type { PageExtractor } from '../scraping/extract/pool.js';
 import type { Selectors } from '../scraping/extract/types.js';
@@ -53,8 +52,8 @@ export interface CrawlRunnerDeps {
   fetcher: Pick<PageFetcher, 'fetchResource' | 'robots'>;
   loader: PageLoader;
   extract: PageExtractor;
-  recorder: Pick<ProductRecorder, 'recordScraped' | 'finishRun' | 'published'>;
-  articles: Pick<ArticleRecorder, 'recordArticles'>;
+  /** The write path: a page's products and articles with its bookkeeping, in one transaction. */
+  writer: RunWriter;
   pace: HostPace;
   /** Tells in-process listeners (live progress streams) that a job changed. */
   changed: (jobId: string) => void;
@@ -102,13 +101,12 @@ export function createCrawlRunner(deps: CrawlRunnerDeps): CrawlRunner {
     const error = status === 'succeeded' ? null : (firstError ?? ((await jobs.hasFrontier(jobId)) ? NO_PAGE_STORED : NO_FRONTIER));
     // The log first, under the job's own id: a second finisher's write is refused, not doubled.
     await writeCrawlLog(deps.logs, job, pages, status, error);
-    const events = await deps.db.transaction(async (tx) => {
+    await deps.writer.transaction(async (writes, tx) => {
       const ended = await jobs.finish(jobId, status, error, tx);
       await jobs.addLog(jobId, jobId, tx);
       // Only a crawl that ended well says what its source no longer lists; a failed one counts for nothing.
-      return ended !== undefined && status === 'succeeded' ? deps.recorder.finishRun(crawlRun(job), tx) : [];
+      if (ended !== undefined && status === 'succeeded') await writes.finish(crawlRun(job));
     });
-    deps.recorder.published(events);
     deps.changed(jobId);
   };
 
@@ -273,12 +271,12 @@ export function createCrawlRunner(deps: CrawlRunnerDeps): CrawlRunner {
         const raw = processed.items.map((item) => ({ ...item, page_url: processed.url }));
         const rawArticles = processed.articles.map((article) => loggedArticle(article));
         let pending: number | undefined;
-        const written = await deps.db
-          .transaction(async (tx) => {
+        await deps.writer
+          .transaction(async (writes, tx) => {
             // What the page holds is written first, its bookkeeping last, in one statement that locks the
             // crawl's job row (crawl-page-store.ts): pages of a crawl commit in parallel, and the lock that
             // orders them against a cancel and the crawl's budget is held only from there to the commit.
-            const stored = await storePages({ products: deps.recorder, articles: deps.articles }, [processed], crawlRun(job), tx);
+            const stored = await storePages(writes, [processed], crawlRun(job));
             const settled = await storeCrawlPage(
               {
                 jobId: job.id,
@@ -309,13 +307,10 @@ export function createCrawlRunner(deps: CrawlRunnerDeps): CrawlRunner {
             if (settled.ended || !settled.settled) throw new PageNotStored();
             await enqueuePages(job.id, settled.added, tx, nextKey);
             pending = settled.pending;
-            return stored.events;
           })
           .catch((error: unknown) => {
-            if (error instanceof PageNotStored) return [];
-            throw error;
+            if (!(error instanceof PageNotStored)) throw error;
           });
-        deps.recorder.published(written);
         if (pending !== undefined) deps.changed(job.id);
         if (pending === 0) await finishIfDone(job.id);
       } catch (error) {

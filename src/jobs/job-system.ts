@@ -2,8 +2,7 @@
 import type { Database } from '../db/queryable.js';
 import type { PageFetcher } from '../egress/page-fetcher.js';
 import type { Queue } from '../queue/queue.js';
-import type { ArticleRecorder } from '../recording/article-recorder.js';
-import type { ProductRecorder } from '../recording/product-recorder.js';
+import type { RunWriter } from '../recording/run-writer.js';
 import { interruptDeadRuns, type LogStore } from '../scrape-logs/log-store.js';
 import type { PageExtractor } from '../scraping/extract/pool.js';
 import type { PageLoader } from '../scraping/page-loader.js';
@@ -39,8 +38,8 @@ export interface JobSystemDeps {
   loader: PageLoader;
   extract: PageExtractor;
   fetcher: Pick<PageFetcher, 'fetchResource' | 'robots'>;
-  recorder: Pick<ProductRecorder, 'recordScraped' | 'finishRun' | 'published'>;
-  articles: Pick<ArticleRecorder, 'recordArticles'>;
+  /** The write path of runs (recording/run-writer.ts). */
+  writer: RunWriter;
   settings: {
     demoSiteUrl: string;
     allowPrivateNetworks: boolean;
@@ -86,8 +85,7 @@ export function createJobSystem(deps: JobSystemDeps): JobSystem {
     fetcher: deps.fetcher,
     loader: deps.loader,
     extract: deps.extract,
-    recorder: deps.recorder,
-    articles: deps.articles,
+    writer: deps.writer,
     pace: createHostPace(deps.db, deps.fetcher, settings.autothrottle ?? undefined),
     changed,
     cancels,

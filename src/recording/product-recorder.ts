@@ -8,12 +8,13 @@ import type { TagStore } from '../tags/tag-store.js';
 import type { LiveEvents } from '../tracking/live-events.js';
 import type { RunRef, StoredEvent, Tracker } from '../tracking/tracking-store.js';
 import type { WebhookDeliveries } from '../tracking/webhook-deliveries.js';
+import { createProductAlone } from './product-create-statement.js';
 
 export interface RecordedProducts {
   products: Product[];
   created: number;
   updated: number;
-  /** The events the write appended: publish them (`published`) once the transaction has committed. */
+  /** The events the write appended: published once the transaction has committed (run-writer.ts). */
   events: StoredEvent[];
 }
 
@@ -30,8 +31,6 @@ export interface ProductRecorder {
   create(input: ProductCreate): Promise<Product>;
   /** A change through the API; a changed price or stock is history and an event like any other. */
   update(id: number, patch: ProductUpdate): Promise<Product | undefined>;
-  /** After commit: live streams of this process look at once. */
-  published(events: readonly StoredEvent[]): void;
 }
 
 export interface ProductRecorderDeps {
@@ -50,8 +49,6 @@ const API_RUN: RunRef = { id: null, source: null, kind: 'api' };
 
 export function createProductRecorder(deps: ProductRecorderDeps): ProductRecorder {
   const { db, products, tracker, deliveries } = deps;
-  /** createAlone's whole statement, by the text of the INSERT it wraps (the driver names prepared statements by their text). */
-  const aloneStatements = new Map<string, string>();
 
   /** History, change detection and events of what a write saw, then their deliveries: all in `tx`. */
   const record = async (sightings: readonly ProductSighting[], run: RunRef, tx: Queryable, complete = false): Promise<StoredEvent[]> => {
@@ -65,26 +62,7 @@ export function createProductRecorder(deps: ProductRecorderDeps): ProductRecorde
     return events;
   };
 
-  /**
-   * A new product, its first state and its product.created event in one statement (one round trip,
-   * its own transaction), when no webhook listens to product.created and no alert rule can fire on
-   * one: no delivery to queue, no rule to judge. Undefined otherwise (nothing is written then).
-   */
-  const createAlone = async (input: ProductCreate): Promise<{ product: Product; events: StoredEvent[] } | undefined> => {
-    const insert = products.insert(input);
-    const followUp = tracker.createdFollowUp(API_RUN, insert.params.length);
-    const inner = insert.sql(`${deliveries.noneListening(`ARRAY['product.created']`)} AND ${deps.alerts.noneOnCreated()}`);
-    let sql = aloneStatements.get(inner);
-    if (sql === undefined) {
-      sql = `WITH created AS (${inner}), ${followUp.ctes}
-       SELECT created.*, (SELECT row_to_json(created_event) FROM created_event) AS created_event FROM created`;
-      aloneStatements.set(inner, sql);
-    }
-    const [row] = await db.query<Product & { created_event: StoredEvent }>(sql, [...insert.params, ...followUp.params]);
-    if (row === undefined) return undefined;
-    const { created_event: event, ...product } = row;
-    return { product, events: [event] };
-  };
+  const createAlone = createProductAlone({ products, deliveries, alerts: deps.alerts });
 
   return {
     async recordScraped(items, run, tx, options = {}) {
@@ -100,7 +78,7 @@ export function createProductRecorder(deps: ProductRecorderDeps): ProductRecorde
 
     async create(input) {
       const { product, events } =
-        (await createAlone(input)) ??
+        (await createAlone(input, db)) ??
         (await db.transaction(async (tx) => {
           const created = await products.create(input, tx);
           return { product: created, events: await record([{ product_id: created.id, source_url: created.source_url, before: null, seen: stateOf(created) }], API_RUN, tx) };
@@ -120,7 +98,5 @@ export function createProductRecorder(deps: ProductRecorderDeps): ProductRecorde
       deps.live.published(events);
       return product;
     },
-
-    published: (events) => deps.live.published(events),
   };
 }

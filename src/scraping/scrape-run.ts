@@ -3,8 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Database } from '../db/queryable.js';
 import { createHostLimiter } from '../egress/host-limiter.js';
 import { problemRecord, RunCancelled, ServiceUnavailable, UpstreamTimeout, toProblem } from '../problems.js';
-import type { ArticleRecorder } from '../recording/article-recorder.js';
-import type { ProductRecorder } from '../recording/product-recorder.js';
+import type { RunWriter, WrittenRun } from '../recording/run-writer.js';
 import { redactUrl } from '../redact.js';
 import type { LogStore } from '../scrape-logs/log-store.js';
 import { normalizeTags } from '../tags/tag-schema.js';
@@ -18,16 +17,15 @@ import { pageReader, type ProcessedPage } from './process-page.js';
 import { endedLog, runningLog, type RunDescription } from './run-log.js';
 import { checkScrapeRequest, scrapeMode, sourceUrlOf } from './scrape-request.js';
 import type { ScrapeExplanation, ScrapeRequest, ScrapeResult } from './scrape-schema.js';
-import { storePages, type StoredPages } from './store-page.js';
+import { storePages } from './store-page.js';
 
 export interface ScraperDeps {
   db: Database;
   loader: PageLoader;
   /** How pages are extracted (the service's thread pool). */
   extract: PageExtractor;
-  recorder: Pick<ProductRecorder, 'recordScraped' | 'published'>;
-  /** The write path of articles, in the same transaction as the products. */
-  articles: Pick<ArticleRecorder, 'recordArticles'>;
+  /** The write path: a run's products and articles in one transaction, published after it commits. */
+  writer: RunWriter;
   logs: LogStore;
   demoSiteUrl: string;
   allowPrivateNetworks: boolean;
@@ -123,7 +121,7 @@ export function createScraper(deps: ScraperDeps): Scraper {
           `nothing was stored, and the ${pages.length} page(s) read are in the log.`,
       );
     let followed: PaginationResult;
-    let stored: StoredPages;
+    let stored: WrittenRun;
     try {
       checkScrapeRequest(request, deps.allowPrivateNetworks);
       const read = pageReader(
@@ -143,8 +141,7 @@ export function createScraper(deps: ScraperDeps): Scraper {
       // A run that read its source's pagination to the end also says which products the source no
       // longer lists; one cut short (max_pages, a failed page) saw only part of it.
       const runRef = { id: described.id, source: canonicalUrl(sourceUrl) ?? sourceUrl, kind: 'scrape' as const, tags: normalizeTags(request.tags ?? []) };
-      stored = await deps.db.transaction((tx) => storePages({ products: deps.recorder, articles: deps.articles }, pages, runRef, tx, { complete: followed.complete }));
-      deps.recorder.published(stored.events);
+      stored = await deps.writer.transaction((writes) => storePages(writes, pages, runRef, { complete: followed.complete }));
     } catch (error) {
       // The deadline, not a caller's cancel: a 504 naming it, whatever the abort looked like inside.
       const failure = deadline.aborted && !(options.signal?.aborted ?? false) ? overDeadline() : error;

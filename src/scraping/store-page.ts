@@ -1,26 +1,11 @@
-// What a processed page stores: its items as products and its articles, recorded through the write path in the caller's transaction.
-import type { Article } from '../articles/article-schema.js';
+// What a processed page stores: its items as products and its articles, recorded through the run's writes.
 import type { ScrapedArticle } from '../articles/article-store.js';
-import type { Queryable } from '../db/queryable.js';
 import type { ScrapedProduct } from '../products/product-upsert.js';
-import type { ArticleRecorder } from '../recording/article-recorder.js';
-import type { ProductRecorder, RecordedProducts } from '../recording/product-recorder.js';
+import type { RunWrites, WrittenRun } from '../recording/run-writer.js';
 import { redactUrl } from '../redact.js';
 import type { RunRef } from '../tracking/tracking-store.js';
 import { productKey, urlKey } from '../url-identity/url-key.js';
 import type { ExtractedArticle, ExtractedItem, PageType } from './extract/types.js';
-
-/** The write path's two halves: what a run records of products and of articles. */
-export interface RunRecorders {
-  products: Pick<ProductRecorder, 'recordScraped'>;
-  articles: Pick<ArticleRecorder, 'recordArticles'>;
-}
-
-export interface StoredPages extends RecordedProducts {
-  articles: Article[];
-  articlesCreated: number;
-  articlesUpdated: number;
-}
 
 interface PageOfItems {
   url: string;
@@ -81,26 +66,17 @@ export function toScrapedArticle(article: ExtractedArticle, page: { url: string;
 }
 
 /**
- * Stores what `pages` hold, in `tx` (a run's one transaction, or a crawl page's): each page's items
- * as products and its articles as articles, with their history, events and deliveries. `complete`:
- * the run read its source to the end, so the products of its source it did not see have missed a run.
+ * Records what `pages` hold through the run's writes (recording/run-writer.ts): each page's items as
+ * products and its articles as articles, with their history, events and deliveries. `complete`: the
+ * run read its source to the end, so the products of its source it did not see have missed a run.
  */
-export async function storePages(
-  recorders: RunRecorders,
-  pages: ReadonlyArray<PageOfItems>,
-  run: RunRef,
-  tx: Queryable,
-  options: { complete?: boolean } = {},
-): Promise<StoredPages> {
-  const items = pages.flatMap((page) => page.items.map((item) => toScrapedProduct(item, page)));
-  const articles = pages.flatMap((page) => page.articles.flatMap((article) => toScrapedArticle(article, page) ?? []));
-  const products = await recorders.products.recordScraped(items, run, tx, options);
-  const stored = await recorders.articles.recordArticles(articles, run, tx);
-  return {
-    ...products,
-    events: [...products.events, ...stored.events],
-    articles: stored.articles,
-    articlesCreated: stored.created,
-    articlesUpdated: stored.updated,
-  };
+export function storePages(writes: RunWrites, pages: ReadonlyArray<PageOfItems>, run: RunRef, options: { complete?: boolean } = {}): Promise<WrittenRun> {
+  return writes.record(
+    {
+      products: pages.flatMap((page) => page.items.map((item) => toScrapedProduct(item, page))),
+      articles: pages.flatMap((page) => page.articles.flatMap((article) => toScrapedArticle(article, page) ?? [])),
+    },
+    run,
+    options,
+  );
 }

@@ -85,13 +85,6 @@ export interface Tracker {
   missed(run: RunRef, tx: Queryable): Promise<PendingEvent[]>;
   /** Writes events inside `tx`; readers see them in the feed once it has ended (see FEED_HORIZON). */
   append(events: readonly PendingEvent[], tx: Queryable): Promise<StoredEvent[]>;
-  /**
-   * For a statement whose CTE `created` inserts products (returning the product columns): the CTEs
-   * that write each one's first state and its product.created event, as `observe` and `append` do
-   * (the same rows, the same event data), their parameters numbered after `offset`. The event CTE is
-   * `created_event`.
-   */
-  createdFollowUp(run: RunRef, offset: number): { ctes: string; params: unknown[] };
   /** A product's states, oldest first, and their summary; undefined when the product does not exist. */
   history(
     productId: number,
@@ -107,7 +100,8 @@ export interface Tracker {
 }
 
 const isoTime = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-const EVENT_COLUMNS = `id::float8 AS id, type, product_id, article_id, source, run_id, data, ${isoTime('created_at')} AS created_at`;
+/** An event as every reader answers it (the feed, a write's RETURNING). */
+export const EVENT_COLUMNS = `id::float8 AS id, type, product_id, article_id, source, run_id, data, ${isoTime('created_at')} AS created_at`;
 
 /**
  * How far the feed may be read: events of transactions older than every transaction still running.
@@ -158,22 +152,6 @@ export function createTracker(db: Database, options: { goneAfterRuns: number }):
           rows.map((r) => JSON.stringify(r.data)),
         ],
       );
-    },
-
-    createdFollowUp(run, offset) {
-      const [runId, kind, source] = [1, 2, 3].map((n) => `$${offset + n}`);
-      return {
-        ctes: `first_state AS (
-            INSERT INTO price_observations (product_id, price, currency, list_price, availability, first_seen_at, first_run, source)
-            SELECT id, price, currency, list_price, availability, now(), ${runId}::text, ${kind}::text FROM created),
-          created_event AS (
-            INSERT INTO events (type, product_id, source, run_id, data)
-            SELECT 'product.created', id, COALESCE(${source}::text, source_url), ${runId}::text,
-                   jsonb_build_object('price', price, 'currency', currency, 'list_price', list_price, 'availability', availability, 'via', ${kind}::text)
-              FROM created
-            RETURNING ${EVENT_COLUMNS})`,
-        params: [run.id, run.kind, run.source],
-      };
     },
 
     async observe(sightings, run, tx) {

@@ -91,6 +91,7 @@ for (const backend of backends()) {
         pages_done: 1,
         pages_discovered: 1,
         pages_failed: 0,
+        pages_blocked: 0,
         products_found: 1,
         created: job.progress.created,
         updated: job.progress.updated,
