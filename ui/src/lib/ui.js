@@ -1,7 +1,7 @@
 // Pieces every screen uses: loading the API into state, errors and empty states that say what happened, paging, formats.
 import { html } from 'htm/preact';
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { api } from './api.js';
+import { api, query } from './api.js';
 
 export { html };
 
@@ -26,6 +26,17 @@ export function useApi(path) {
   }, [path, round]);
   const reload = useCallback(() => setRound((r) => r + 1), []);
   return { ...state, reload };
+}
+
+/**
+ * A paged list as its screen shows it: the offset from the screen's URL, the page of `path` with
+ * `filters` (empty ones left out), its total from X-Total-Count, and the rest of useApi's answer.
+ */
+export function usePaged(path, params, filters, limit) {
+  const offset = Number(params.get('offset') ?? 0) || 0;
+  const answer = useApi(`${path}${query({ ...filters, limit, offset })}`);
+  const total = answer.headers ? Number(answer.headers.get('x-total-count')) : undefined;
+  return { ...answer, offset, total };
 }
 
 /** A failed request as the person needs it: the problem's title, its detail, the fields, what to do. */

@@ -1,7 +1,7 @@
 // Articles: full-text search, filters, sort and paging, all in the URL; each opens its article; the same selection as feeds.
 import { query } from '../lib/api.js';
 import { navigate } from '../lib/router.js';
-import { Empty, ErrorBox, Field, html, Loading, Pager, time, useApi, useTitle } from '../lib/ui.js';
+import { Empty, ErrorBox, Field, html, Loading, Pager, usePaged, time, useTitle } from '../lib/ui.js';
 import { useArticleStyles } from './article-style.js';
 
 const LIMIT = 20;
@@ -34,11 +34,10 @@ function ArticleItem({ article: a }) {
 export function ArticlesScreen({ query: params }) {
   useTitle('Articles');
   useArticleStyles();
-  const offset = Number(params.get('offset') ?? 0) || 0;
+
   const sort = params.get('sort') ?? '';
   const filters = Object.fromEntries(FILTERS.map((name) => [name, params.get(name) ?? '']));
-  const { data, headers, error, loading } = useApi(`/articles${query({ ...filters, sort, limit: LIMIT, offset })}`);
-  const total = headers ? Number(headers.get('x-total-count')) : undefined;
+  const { data, error, loading, offset, total } = usePaged('/articles', params, { ...filters, sort }, LIMIT);
   const filtered = FILTERS.some((name) => filters[name]);
   const feedQuery = query(filters);
 

@@ -3,7 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, query } from '../lib/api.js';
 import { openStream } from '../lib/sse.js';
 import { navigate } from '../lib/router.js';
-import { Empty, ErrorBox, Field, html, Loading, Pager, RunBadge, RunError, time, useApi, useTitle } from '../lib/ui.js';
+import { Empty, ErrorBox, Field, html, Loading, Pager, usePaged, RunBadge, RunError, time, useApi, useTitle } from '../lib/ui.js';
 
 const LIMIT = 25;
 const STATUSES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'];
@@ -64,10 +64,8 @@ function CrawlLimits({ progress: p }) {
 
 export function JobsScreen({ query: params }) {
   useTitle('Jobs');
-  const offset = Number(params.get('offset') ?? 0) || 0;
   const status = params.get('status') ?? '';
-  const { data, headers, error, loading } = useApi(`/jobs${query({ status, limit: LIMIT, offset })}`);
-  const total = headers ? Number(headers.get('x-total-count')) : undefined;
+  const { data, error, loading, offset, total } = usePaged('/jobs', params, { status }, LIMIT);
   return html`
     <h1>Jobs</h1>
     <form class="filters" aria-label="Filters" onSubmit=${(e) => e.preventDefault()}>

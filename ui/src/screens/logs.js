@@ -1,16 +1,14 @@
 // Logs: every scrape run's log document, filtered by status; one log raw.
 import { query } from '../lib/api.js';
 import { navigate } from '../lib/router.js';
-import { Badge, Empty, ErrorBox, Field, html, Loading, Pager, RunBadge, RunError, time, useApi, useTitle } from '../lib/ui.js';
+import { Badge, Empty, ErrorBox, Field, html, Loading, Pager, usePaged, RunBadge, RunError, time, useApi, useTitle } from '../lib/ui.js';
 
 const LIMIT = 25;
 
 export function LogsScreen({ query: params }) {
   useTitle('Logs');
-  const offset = Number(params.get('offset') ?? 0) || 0;
   const status = params.get('status') ?? '';
-  const { data, headers, error, loading } = useApi(`/scrape-logs${query({ status, limit: LIMIT, offset })}`);
-  const total = headers ? Number(headers.get('x-total-count')) : undefined;
+  const { data, error, loading, offset, total } = usePaged('/scrape-logs', params, { status }, LIMIT);
   return html`
     <h1>Scrape logs</h1>
     <form class="filters" aria-label="Filters" onSubmit=${(e) => e.preventDefault()}>

@@ -1,7 +1,7 @@
 // Products: search, filters, sort and paging, all in the URL; a row opens the product.
 import { query } from '../lib/api.js';
 import { navigate } from '../lib/router.js';
-import { Badge, Empty, ErrorBox, Field, html, Loading, money, Pager, time, useApi, useTitle } from '../lib/ui.js';
+import { Badge, Empty, ErrorBox, Field, html, Loading, money, Pager, usePaged, time, useTitle } from '../lib/ui.js';
 
 const LIMIT = 20;
 const FILTERS = ['q', 'min_price', 'max_price', 'currency', 'source', 'tag', 'availability', 'changed_since'];
@@ -25,11 +25,9 @@ const toLocal = (iso) => {
 
 export function ProductsScreen({ query: params }) {
   useTitle('Products');
-  const offset = Number(params.get('offset') ?? 0) || 0;
   const sort = params.get('sort') ?? '';
   const filters = Object.fromEntries(FILTERS.map((name) => [name, params.get(name) ?? '']));
-  const { data, headers, error, loading } = useApi(`/products${query({ ...filters, sort, limit: LIMIT, offset })}`);
-  const total = headers ? Number(headers.get('x-total-count')) : undefined;
+  const { data, error, loading, offset, total } = usePaged('/products', params, { ...filters, sort }, LIMIT);
   const filtered = FILTERS.some((name) => filters[name]);
 
   const go = (changes) => {

@@ -2,7 +2,7 @@
 import { useState } from 'preact/hooks';
 import { api, query } from '../lib/api.js';
 import { navigate } from '../lib/router.js';
-import { Badge, Empty, ErrorBox, Field, html, Loading, Pager, time, useApi, useTitle } from '../lib/ui.js';
+import { Badge, Empty, ErrorBox, Field, html, Loading, Pager, usePaged, time, useTitle } from '../lib/ui.js';
 
 const LIMIT = 25;
 
@@ -56,10 +56,8 @@ function CreateSchedule({ onCreated }) {
 
 export function SchedulesScreen({ query: params }) {
   useTitle('Schedules');
-  const offset = Number(params.get('offset') ?? 0) || 0;
-  const { data, headers, error, loading, reload } = useApi(`/schedules${query({ limit: LIMIT, offset })}`);
+  const { data, error, loading, reload, offset, total } = usePaged('/schedules', params, {}, LIMIT);
   const [actionError, setActionError] = useState(null);
-  const total = headers ? Number(headers.get('x-total-count')) : undefined;
   const act = async (path, method, body) => {
     setActionError(null);
     try {
