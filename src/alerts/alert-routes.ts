@@ -2,7 +2,6 @@
 import { Type } from 'typebox';
 import type { App } from '../http/base-app.js';
 import { pagedAnswer } from '../http/paging.js';
-import { problemResponses } from '../http/schemas.js';
 import { ValidationFailed } from '../problems.js';
 import {
   Alert,
@@ -49,7 +48,7 @@ export function alertRoutes(app: App, deps: AlertRoutesDeps): void {
           'A rule fires once per qualifying change (an unchanged re-scrape makes none), then holds back for `cooldown_minutes` for that product. ' +
           'Rules are judged in the same transaction as the change, so a change that was rolled back never alerts.',
         body: AlertRuleCreate,
-        response: { 201: RuleView, ...problemResponses(400, 413, 415, 422, 503) },
+        response: { 201: RuleView },
       },
     },
     async (request, reply) => {
@@ -65,7 +64,7 @@ export function alertRoutes(app: App, deps: AlertRoutesDeps): void {
         tags: ['alerts'],
         summary: 'List alert rules, newest first',
         querystring: RuleListQuery,
-        response: { 200: Type.Array(RuleView), ...problemResponses(422, 503) },
+        response: { 200: Type.Array(RuleView) },
       },
     },
     async (request, reply) => {
@@ -73,10 +72,8 @@ export function alertRoutes(app: App, deps: AlertRoutesDeps): void {
     },
   );
 
-  app.get(
-    '/alert-rules/:id',
-    { schema: { tags: ['alerts'], summary: 'One alert rule', params: IdPath, response: { 200: RuleView, ...problemResponses(404, 422, 503) } } },
-    async (request) => service.get(request.params.id),
+  app.get('/alert-rules/:id', { schema: { tags: ['alerts'], summary: 'One alert rule', params: IdPath, response: { 200: RuleView } } }, async (request) =>
+    service.get(request.params.id),
   );
 
   for (const method of ['patch', 'put'] as const) {
@@ -89,7 +86,7 @@ export function alertRoutes(app: App, deps: AlertRoutesDeps): void {
           description: 'Any of the fields; absent ones stay. `enabled: false` pauses the rule.',
           params: IdPath,
           body: RulePatch,
-          response: { 200: RuleView, ...problemResponses(400, 404, 413, 415, 422, 503) },
+          response: { 200: RuleView },
         },
       },
       async (request) => service.update(request.params.id, request.body),
@@ -103,7 +100,7 @@ export function alertRoutes(app: App, deps: AlertRoutesDeps): void {
         tags: ['alerts'],
         summary: 'Delete an alert rule (its alerts stay in the history)',
         params: IdPath,
-        response: { 200: Deleted, ...problemResponses(404, 422, 503) },
+        response: { 200: Deleted },
       },
     },
     async (request) => {
@@ -123,7 +120,7 @@ export function alertRoutes(app: App, deps: AlertRoutesDeps): void {
           'cool-down included. Nothing is sent or stored. A disabled rule is previewed as if enabled.',
         params: IdPath,
         querystring: PreviewQuery,
-        response: { 200: RulePreviewAnswer, ...problemResponses(404, 422, 503) },
+        response: { 200: RulePreviewAnswer },
       },
     },
     async (request) => service.preview(await service.get(request.params.id), request.query.days),
@@ -138,7 +135,7 @@ export function alertRoutes(app: App, deps: AlertRoutesDeps): void {
         description: 'The body of `POST /alert-rules`; answers as `GET /alert-rules/{id}/preview` does. Nothing is stored.',
         querystring: PreviewQuery,
         body: AlertRuleCreate,
-        response: { 200: RulePreviewAnswer, ...problemResponses(400, 413, 415, 422, 503) },
+        response: { 200: RulePreviewAnswer },
       },
     },
     async (request) => {
@@ -159,7 +156,7 @@ export function alertRoutes(app: App, deps: AlertRoutesDeps): void {
           '`X-Total-Count` counts every alert matching the filters. Each alert has its product, rule, the values before and after, ' +
           'why it fired, and for each channel the delivery status (`pending`, `retrying`, `succeeded`, `failed`, `skipped`), attempts and last error.',
         querystring: AlertQuery,
-        response: { 200: Type.Array(Alert), ...problemResponses(422, 503) },
+        response: { 200: Type.Array(Alert) },
       },
     },
     async (request, reply) => {
@@ -188,15 +185,13 @@ export function alertRoutes(app: App, deps: AlertRoutesDeps): void {
           'each rule gets one digest of what it has gathered so far, each alert goes into exactly one digest, and later alerts wait ' +
           'for the next end of their period as usual. Answers 202 with how many digests and alerts were queued (0 and 0 when none wait).',
         querystring: DigestSendQuery,
-        response: { 202: DigestSendAnswer, ...problemResponses(422, 503) },
+        response: { 202: DigestSendAnswer },
       },
     },
     async (request, reply) => reply.code(202).send(await deps.digests.endNow({ digest: request.query.period, rule_id: request.query.rule_id })),
   );
 
-  app.get(
-    '/alerts/:id',
-    { schema: { tags: ['alerts'], summary: 'One alert with its deliveries', params: AlertPath, response: { 200: Alert, ...problemResponses(404, 422, 503) } } },
-    async (request) => service.alert(request.params.id),
+  app.get('/alerts/:id', { schema: { tags: ['alerts'], summary: 'One alert with its deliveries', params: AlertPath, response: { 200: Alert } } }, async (request) =>
+    service.alert(request.params.id),
   );
 }

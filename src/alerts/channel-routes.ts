@@ -2,7 +2,6 @@
 import { Type } from 'typebox';
 import type { App } from '../http/base-app.js';
 import { pagedAnswer } from '../http/paging.js';
-import { problemResponses } from '../http/schemas.js';
 import { ChannelPatch, ChannelView, Deleted, IdPath, PageQuery, TestOutcome } from './alert-api-schema.js';
 import type { ChannelService } from './channel-service.js';
 import { ChannelCreate } from './channel-schema.js';
@@ -14,7 +13,12 @@ const KINDS =
   '`ntfy://topic`, `ntfys://[token@]host/topic`, `discord://id/token`, `tgram://bot_token/chat_id`, `slack://TokenA/TokenB/TokenC`, ' +
   '`workflows://host/workflow/signature`, `gotify[s]://host/token`, or the Slack, Discord and Teams webhook https URLs themselves.';
 
-export function channelRoutes(app: App, service: ChannelService): void {
+export interface ChannelRoutesDeps {
+  service: ChannelService;
+}
+
+export function channelRoutes(app: App, deps: ChannelRoutesDeps): void {
+  const { service } = deps;
   app.post(
     '/channels',
     {
@@ -25,7 +29,7 @@ export function channelRoutes(app: App, service: ChannelService): void {
           `${KINDS} Secrets (passwords, tokens, topics, webhook URLs) are stored and never shown again: answers mask them. ` +
           'Where the channel sends passes the same address guard as scrape URLs (private networks only with SCRAPE_ALLOW_PRIVATE_NETWORKS).',
         body: ChannelCreate,
-        response: { 201: ChannelView, ...problemResponses(400, 413, 415, 422, 503) },
+        response: { 201: ChannelView },
       },
     },
     async (request, reply) => {
@@ -41,7 +45,7 @@ export function channelRoutes(app: App, service: ChannelService): void {
         tags: ['alerts'],
         summary: 'List channels, newest first (secrets masked; disabled ones with their reason)',
         querystring: PageQuery,
-        response: { 200: Type.Array(ChannelView), ...problemResponses(422, 503) },
+        response: { 200: Type.Array(ChannelView) },
       },
     },
     async (request, reply) => {
@@ -49,10 +53,8 @@ export function channelRoutes(app: App, service: ChannelService): void {
     },
   );
 
-  app.get(
-    '/channels/:id',
-    { schema: { tags: ['alerts'], summary: 'One channel (secrets masked)', params: IdPath, response: { 200: ChannelView, ...problemResponses(404, 422, 503) } } },
-    async (request) => service.get(request.params.id),
+  app.get('/channels/:id', { schema: { tags: ['alerts'], summary: 'One channel (secrets masked)', params: IdPath, response: { 200: ChannelView } } }, async (request) =>
+    service.get(request.params.id),
   );
 
   app.patch(
@@ -63,7 +65,7 @@ export function channelRoutes(app: App, service: ChannelService): void {
         summary: 'Rename, enable or disable a channel, or replace its configuration',
         params: IdPath,
         body: ChannelPatch,
-        response: { 200: ChannelView, ...problemResponses(400, 404, 413, 415, 422, 503) },
+        response: { 200: ChannelView },
       },
     },
     async (request) => service.update(request.params.id, request.body),
@@ -76,7 +78,7 @@ export function channelRoutes(app: App, service: ChannelService): void {
         tags: ['alerts'],
         summary: 'Delete a channel; rules stop sending to it',
         params: IdPath,
-        response: { 200: Deleted, ...problemResponses(404, 422, 503) },
+        response: { 200: Deleted },
       },
     },
     async (request) => {
@@ -95,7 +97,7 @@ export function channelRoutes(app: App, service: ChannelService): void {
           "Sends a made-up price alert marked as a test and answers the outcome: `ok`, the service's status, and what went wrong (secrets masked). " +
           'A failed test does not disable the channel; a disabled one can be tested before it is enabled again.',
         params: IdPath,
-        response: { 200: TestOutcome, ...problemResponses(404, 422, 503) },
+        response: { 200: TestOutcome },
       },
     },
     async (request) => service.test(request.params.id),

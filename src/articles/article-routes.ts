@@ -5,7 +5,6 @@ import type { FastifyRequest } from 'fastify';
 import type { App } from '../http/base-app.js';
 import { exportFormat, sendExport } from '../http/formats.js';
 import { pageLinks } from '../http/paging.js';
-import { problemResponses } from '../http/schemas.js';
 import { NotFound } from '../problems.js';
 import { buildFeed, FEED_MEDIA, type FeedFormat } from './article-feeds.js';
 import { Article, ArticleDeleted, ArticleDetail, ArticleFeedQuery, ArticleId, ArticleListQuery } from './article-schema.js';
@@ -53,7 +52,12 @@ function feedTitle(query: ArticleFeedQuery): string {
   return parts.length === 0 ? 'Articles' : `Articles ${parts.join(', ')}`;
 }
 
-export function articleRoutes(app: App, store: ArticleStore): void {
+export interface ArticleRoutesDeps {
+  store: ArticleStore;
+}
+
+export function articleRoutes(app: App, deps: ArticleRoutesDeps): void {
+  const { store } = deps;
   app.get(
     '/articles',
     {
@@ -67,7 +71,7 @@ export function articleRoutes(app: App, store: ArticleStore): void {
           'in that format (CSV: authors and tags joined by "; ", cells a spreadsheet would run as formulas prefixed with an apostrophe).',
         querystring: ArticleListQuery,
         produces: ['application/json', 'text/csv', 'application/x-ndjson'],
-        response: { 200: Type.Array(Article), ...problemResponses(422, 503) },
+        response: { 200: Type.Array(Article) },
       },
     },
     async (request, reply) => {
@@ -112,7 +116,7 @@ export function articleRoutes(app: App, store: ArticleStore): void {
             '/articles/feed.json (JSON Feed 1.1).',
           querystring: ArticleFeedQuery,
           produces: [FEED_MEDIA[feed.format].split(';')[0]!],
-          response: { 200: { description: `The articles as ${feed.name}`, type: 'string' }, ...problemResponses(422, 503) },
+          response: { 200: { description: `The articles as ${feed.name}`, type: 'string' } },
         },
       },
       async (request, reply) => {
@@ -149,7 +153,7 @@ export function articleRoutes(app: App, store: ArticleStore): void {
           'visible, article-body for the text read from the page, article-list for a listing entry) and where on the page, plus ' +
           'the page URL and what the page was classified as.',
         params: ArticleId,
-        response: { 200: ArticleDetail, ...problemResponses(404, 422, 503) },
+        response: { 200: ArticleDetail },
       },
     },
     async (request) => {
@@ -167,7 +171,7 @@ export function articleRoutes(app: App, store: ArticleStore): void {
         summary: 'Delete an article (and its revisions)',
         description: 'Its events stay in the feed, no longer pointing at it. A later scrape that finds it again stores it anew.',
         params: ArticleId,
-        response: { 200: ArticleDeleted, ...problemResponses(404, 422, 503) },
+        response: { 200: ArticleDeleted },
       },
     },
     async (request) => {

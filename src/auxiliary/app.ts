@@ -163,7 +163,7 @@ export async function buildAuxApp(deps: AuxDeps): Promise<App> {
           '`max_price`, `source_url`, `sort`); the main service validates them. `Link` targets are rewritten to ' +
           'this endpoint so next/prev work here.' +
           proxyNote,
-        response: { 200: Type.Array(Product), ...problemResponses(422, 502, 503, 504) },
+        response: { 200: Type.Array(Product), ...problemResponses(422, 502, 504) },
       },
     },
     (request, reply) => relay(request, reply, '/products', PRODUCT_HEADERS, '/proxy/products'),
@@ -177,7 +177,7 @@ export async function buildAuxApp(deps: AuxDeps): Promise<App> {
         summary: "The main service's GET /products/{id}, relayed",
         description: `One product, or the main service's 404/422 problem.${proxyNote}`,
         params: ProductIdParam,
-        response: { 200: Product, ...problemResponses(404, 422, 502, 503, 504) },
+        response: { 200: Product, ...problemResponses(502, 504) },
       },
     },
     (request, reply) => relay(request, reply, `/products/${encodeURIComponent(request.params.id)}`, PRODUCT_HEADERS),

@@ -37,7 +37,8 @@ export const PostsQuery = Type.Object(
 );
 export type PostsQuery = Static<typeof PostsQuery>;
 
-export interface PostsRoutesOptions {
+export interface PostsRoutesDeps {
+  posts: PostsClient;
   /** Clock for the `Age` header; must match the posts client's clock. */
   now?: () => number;
 }
@@ -52,8 +53,9 @@ export function upstreamQuery(query: PostsQuery): Record<string, string> {
   return upstream;
 }
 
-export function postsRoutes(app: App, posts: PostsClient, options: PostsRoutesOptions = {}): void {
-  const now = options.now ?? Date.now;
+export function postsRoutes(app: App, deps: PostsRoutesDeps): void {
+  const { posts } = deps;
+  const now = deps.now ?? Date.now;
   app.get(
     '/external/posts',
     {
@@ -67,7 +69,7 @@ export function postsRoutes(app: App, posts: PostsClient, options: PostsRoutesOp
           'and an earlier copy exists, that copy is served with `X-Cache: STALE`, `Age` and a ' +
           '`Warning: 110` header. Without a copy: 502 when the upstream fails or sends garbage, 504 when it is slow.',
         querystring: PostsQuery,
-        response: { 200: PostList, ...problemResponses(422, 502, 504) },
+        response: { 200: PostList, ...problemResponses(502, 504) },
       },
     },
     async (request, reply) => {

@@ -15,6 +15,7 @@ import { redactRequestUrl } from '../redact.js';
 import { serializeError, stdoutLogDestination } from './logging.js';
 import { installMetrics, type Metrics } from './metrics.js';
 import { hostName, installOriginGuard } from './origin-guard.js';
+import { impliedProblems, problemResponses } from './schemas.js';
 
 // ajv-formats ships CommonJS with a default export that TypeScript sees one level down.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -188,6 +189,12 @@ export async function createBaseApp(options: BaseAppOptions): Promise<App> {
   // JSON only by default; a service that takes other types adds its parser explicitly (415 otherwise).
   app.removeContentTypeParser('text/plain');
 
+  // Every documented route answers the problems its schema implies; a route lists only its others.
+  app.addHook('onRoute', (route) => {
+    const schema = route.schema as ({ hide?: boolean; response?: Record<string, unknown> } & Parameters<typeof impliedProblems>[0]) | undefined;
+    if (schema === undefined || schema.hide === true) return;
+    schema.response = { ...problemResponses(...impliedProblems(schema)), ...schema.response };
+  });
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

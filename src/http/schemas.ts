@@ -64,3 +64,17 @@ export const Problem = Type.Object(
 export function problemResponses(...statuses: number[]): Record<number, typeof Problem> {
   return Object.fromEntries(statuses.map((status) => [status, Problem]));
 }
+
+/**
+ * The problems every route's schema implies, so that no route has to list them: a body may be
+ * malformed (400), too large (413), of another type (415) or invalid (422); path parameters may name
+ * nothing (404) or be invalid (422); a query string may be invalid (422); and every route may find a
+ * store or the browser unavailable (503). A route lists only the others (409, 502, 504...).
+ */
+export function impliedProblems(schema: { body?: unknown; params?: unknown; querystring?: unknown }): number[] {
+  const statuses = new Set([503]);
+  if (schema.body !== undefined) for (const status of [400, 413, 415, 422]) statuses.add(status);
+  if (schema.params !== undefined) for (const status of [404, 422]) statuses.add(status);
+  if (schema.querystring !== undefined) statuses.add(422);
+  return [...statuses].sort((a, b) => a - b);
+}

@@ -37,7 +37,7 @@ export function jobRoutes(app: App, deps: JobRoutesDeps): void {
           'or live with `GET /jobs/{id}/events`. A blocked target or an invalid selector is refused here (422), ' +
           'before anything is queued.',
         body: JobRequest,
-        response: { 202: Job, ...problemResponses(400, 413, 415, 422, 503) },
+        response: { 202: Job },
       },
     },
     async (request, reply) => {
@@ -53,7 +53,7 @@ export function jobRoutes(app: App, deps: JobRoutesDeps): void {
         tags: ['jobs'],
         summary: 'List jobs, newest first',
         querystring: JobListQuery,
-        response: { 200: Type.Array(Job), ...problemResponses(422, 503) },
+        response: { 200: Type.Array(Job) },
       },
     },
     async (request, reply) => {
@@ -68,7 +68,7 @@ export function jobRoutes(app: App, deps: JobRoutesDeps): void {
         tags: ['jobs'],
         summary: 'One job: status, progress, timings, attempts, its logs, its error',
         params: JobId,
-        response: { 200: Job, ...problemResponses(404, 422, 503) },
+        response: { 200: Job },
       },
     },
     async (request) => {
@@ -88,7 +88,7 @@ export function jobRoutes(app: App, deps: JobRoutesDeps): void {
           'A queued job never runs; a running one stops within about two seconds and keeps what it already stored; ' +
           'its log says cancelled. Cancelling a cancelled job answers it again; an ended job is a 409.',
         params: JobId,
-        response: { 200: Job, ...problemResponses(404, 409, 422, 503) },
+        response: { 200: Job, ...problemResponses(409) },
       },
     },
     async (request) => service.cancel(request.params.id),
@@ -104,7 +104,7 @@ export function jobRoutes(app: App, deps: JobRoutesDeps): void {
           'A `text/event-stream`: a `progress` event with the whole job now and at every change, then an `end` event ' +
           'with the ended job, and the stream closes. Event ids count up; a client that goes away costs nothing.',
         params: JobId,
-        response: { 200: { description: 'text/event-stream of `progress` and `end` events, each carrying the job', type: 'string' }, ...problemResponses(404, 422, 503) },
+        response: { 200: { description: 'text/event-stream of `progress` and `end` events, each carrying the job', type: 'string' } },
         produces: ['text/event-stream'],
       },
     },
@@ -132,7 +132,7 @@ export function jobRoutes(app: App, deps: JobRoutesDeps): void {
           'Fires once per due time however many workers run, in the given time zone; a run never overlaps a still-running ' +
           'run of the same schedule unless `allow_overlap` (the skipped occurrence is counted). The answer says when it fires next.',
         body: ScheduleCreate,
-        response: { 201: Schedule, ...problemResponses(400, 413, 415, 422, 503) },
+        response: { 201: Schedule },
       },
     },
     async (request, reply) => {
@@ -148,7 +148,7 @@ export function jobRoutes(app: App, deps: JobRoutesDeps): void {
         tags: ['schedules'],
         summary: 'List schedules, newest first',
         querystring: ScheduleListQuery,
-        response: { 200: Type.Array(Schedule), ...problemResponses(422, 503) },
+        response: { 200: Type.Array(Schedule) },
       },
     },
     async (request, reply) => {
@@ -160,7 +160,7 @@ export function jobRoutes(app: App, deps: JobRoutesDeps): void {
   app.get(
     '/schedules/:id',
     {
-      schema: { tags: ['schedules'], summary: 'One schedule, with its next run time', params: JobId, response: { 200: Schedule, ...problemResponses(404, 422, 503) } },
+      schema: { tags: ['schedules'], summary: 'One schedule, with its next run time', params: JobId, response: { 200: Schedule } },
     },
     async (request) => service.getSchedule(request.params.id),
   );
@@ -173,7 +173,7 @@ export function jobRoutes(app: App, deps: JobRoutesDeps): void {
         summary: 'Change a schedule; `paused: true` pauses it, `paused: false` resumes it',
         params: JobId,
         body: SchedulePatch,
-        response: { 200: Schedule, ...problemResponses(400, 404, 413, 415, 422, 503) },
+        response: { 200: Schedule },
       },
     },
     async (request) => service.updateSchedule(request.params.id, request.body),
@@ -189,7 +189,7 @@ export function jobRoutes(app: App, deps: JobRoutesDeps): void {
           'The same run its calendar would start (counted in its runs), also when paused. While its previous run still goes, ' +
           'a schedule without `allow_overlap` answers 409 instead.',
         params: JobId,
-        response: { 202: Job, ...problemResponses(404, 409, 422, 503) },
+        response: { 202: Job, ...problemResponses(409) },
       },
     },
     async (request, reply) => {
@@ -205,7 +205,7 @@ export function jobRoutes(app: App, deps: JobRoutesDeps): void {
         tags: ['schedules'],
         summary: 'Delete a schedule (the jobs it started stay)',
         params: JobId,
-        response: { 200: ScheduleDeleted, ...problemResponses(404, 422, 503) },
+        response: { 200: ScheduleDeleted },
       },
     },
     async (request) => {

@@ -1,7 +1,7 @@
 // POST /watch-lists/import: a CSV list of URLs to watch, each a scheduled scrape with its tags; nothing is created unless every line is good and all fit.
 import { Type } from 'typebox';
 import type { App } from '../http/base-app.js';
-import { Nullable, problemResponses } from '../http/schemas.js';
+import { Nullable } from '../http/schemas.js';
 import type { Database, Queryable } from '../db/queryable.js';
 import { LimitReached, ValidationFailed, type FieldError } from '../problems.js';
 import { normalizeTags } from '../tags/tag-schema.js';
@@ -86,7 +86,7 @@ export function watchListRoutes(app: App, deps: WatchListRoutesDeps): void {
           consumes: ['text/csv'],
           querystring: ImportQuery,
           body: Type.String({ description: 'CSV', examples: ['url,tags,name\nhttps://shop.example/espresso-machine,espresso;kitchen,Espresso machine\n'] }),
-          response: { 200: ImportAnswer, 201: ImportAnswer, ...problemResponses(400, 413, 415, 422, 503) },
+          response: { 200: ImportAnswer, 201: ImportAnswer },
         },
       },
       async (request, reply) => {

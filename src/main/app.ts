@@ -117,20 +117,20 @@ export async function buildMainApp(deps: MainDeps): Promise<App> {
     },
   );
 
-  productRoutes(app, deps.products, deps.recorder);
-  articleRoutes(app, deps.articles);
-  revisionRoutes(app, deps.tracking.revisions);
-  siteRuleRoutes(app, deps.siteRules);
+  productRoutes(app, { store: deps.products, writes: deps.recorder });
+  articleRoutes(app, { store: deps.articles });
+  revisionRoutes(app, { revisions: deps.tracking.revisions });
+  siteRuleRoutes(app, { rules: deps.siteRules });
   tagRoutes(app, {
     tags: deps.tags,
     exists: async (kind, id) => (kind === 'product' ? await deps.products.get(id) : await deps.articles.get(id)) !== undefined,
   });
   alertRoutes(app, { rules: deps.alerts.rules, service: deps.alerts.ruleService, digests: deps.alerts.digests });
-  channelRoutes(app, deps.alerts.channelService);
+  channelRoutes(app, { service: deps.alerts.channelService });
   const streams = createStreamLimiter(deps.config.http.streams);
   trackingRoutes(app, { tracker: deps.tracking.tracker, feed: deps.tracking.feed, streams });
   webhookRoutes(app, { webhooks: deps.tracking.webhooks, deliveries: deps.tracking.deliveries, allowPrivateNetworks: deps.config.scrape.allowPrivateNetworks });
-  scrapeRoutes(app, deps.scraping.scraper, metrics, deps.jobs.service);
+  scrapeRoutes(app, { scraper: deps.scraping.scraper, metrics, asyncScrapes: deps.jobs.service });
   jobRoutes(app, { ...deps.jobs, streams });
   watchListRoutes(app, {
     db: deps.db,
@@ -139,9 +139,9 @@ export async function buildMainApp(deps: MainDeps): Promise<App> {
     allowPrivateNetworks: deps.config.scrape.allowPrivateNetworks,
     schedulesMax: deps.config.jobs.schedulesMax,
   });
-  logRoutes(app, deps.logs);
-  postsRoutes(app, deps.posts);
-  await uiRoutes(app);
+  logRoutes(app, { logs: deps.logs });
+  postsRoutes(app, { posts: deps.posts });
+  await uiRoutes(app, {});
   return app;
 }
 

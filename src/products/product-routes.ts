@@ -4,7 +4,6 @@ import { Type } from 'typebox';
 import type { App } from '../http/base-app.js';
 import { exportFormat, sendExport } from '../http/formats.js';
 import { pageLinks } from '../http/paging.js';
-import { problemResponses } from '../http/schemas.js';
 import { NotFound } from '../problems.js';
 import { Product, ProductCreate, ProductDeleted, ProductDetail, ProductId, ProductListQuery, ProductUpdate } from './product-schema.js';
 import { JSON_PART_ROWS } from './product-list-sql.js';
@@ -36,7 +35,14 @@ export interface ProductWrites {
   update(id: number, patch: ProductUpdate): Promise<Product | undefined>;
 }
 
-export function productRoutes(app: App, store: ProductStore, writes: ProductWrites): void {
+export interface ProductRoutesDeps {
+  store: ProductStore;
+  /** Creates and changes go through the write path (history and events with them). */
+  writes: ProductWrites;
+}
+
+export function productRoutes(app: App, deps: ProductRoutesDeps): void {
+  const { store, writes } = deps;
   app.get(
     '/products',
     {
@@ -53,7 +59,6 @@ export function productRoutes(app: App, store: ProductStore, writes: ProductWrit
         produces: ['application/json', 'text/csv', 'application/x-ndjson'],
         response: {
           200: Type.Array(Product),
-          ...problemResponses(422, 503),
         },
       },
     },
@@ -104,7 +109,7 @@ export function productRoutes(app: App, store: ProductStore, writes: ProductWrit
           'plus the page URL and what the page was classified as. Values changed through the API say `api`. ' +
           'Null for products created through the API. `tags` are its tags (watch lists; see /products/{id}/tags).',
         params: ProductId,
-        response: { 200: ProductDetail, ...problemResponses(404, 422, 503) },
+        response: { 200: ProductDetail },
       },
     },
     async (request) => {
@@ -121,7 +126,7 @@ export function productRoutes(app: App, store: ProductStore, writes: ProductWrit
         tags: ['products'],
         summary: 'Create a product',
         body: ProductCreate,
-        response: { 201: Product, ...problemResponses(400, 413, 415, 422, 503) },
+        response: { 201: Product },
       },
     },
     async (request, reply) => {
@@ -140,7 +145,7 @@ export function productRoutes(app: App, store: ProductStore, writes: ProductWrit
           description: 'Send any subset of the fields, at least one; absent fields stay unchanged. PUT and PATCH behave the same.',
           params: ProductId,
           body: ProductUpdate,
-          response: { 200: Product, ...problemResponses(400, 404, 413, 415, 422, 503) },
+          response: { 200: Product },
         },
       },
       async (request) => {
@@ -158,7 +163,7 @@ export function productRoutes(app: App, store: ProductStore, writes: ProductWrit
         tags: ['products'],
         summary: 'Delete a product',
         params: ProductId,
-        response: { 200: ProductDeleted, ...problemResponses(404, 422, 503) },
+        response: { 200: ProductDeleted },
       },
     },
     async (request) => {

@@ -1,12 +1,16 @@
 // Read-only routes over the scrape-log documents.
 import { Type } from 'typebox';
 import type { App } from '../http/base-app.js';
-import { problemResponses } from '../http/schemas.js';
 import { NotFound } from '../problems.js';
 import { LogId, LogListQuery, ScrapeLog } from './log-schema.js';
 import type { LogStore } from './log-store.js';
 
-export function logRoutes(app: App, logs: LogStore): void {
+export interface LogRoutesDeps {
+  logs: LogStore;
+}
+
+export function logRoutes(app: App, deps: LogRoutesDeps): void {
+  const { logs } = deps;
   app.get(
     '/scrape-logs',
     {
@@ -15,7 +19,7 @@ export function logRoutes(app: App, logs: LogStore): void {
         summary: 'List scrape-log documents, newest first',
         description: `One document per scrape run from the document store (${logs.backend}). \`X-Total-Count\` gives the number matching the filters.`,
         querystring: LogListQuery,
-        response: { 200: Type.Array(ScrapeLog), ...problemResponses(422, 503) },
+        response: { 200: Type.Array(ScrapeLog) },
       },
     },
     async (request, reply) => {
@@ -32,7 +36,7 @@ export function logRoutes(app: App, logs: LogStore): void {
         tags: ['scraping'],
         summary: 'Get one scrape-log document',
         params: LogId,
-        response: { 200: ScrapeLog, ...problemResponses(404, 422, 503) },
+        response: { 200: ScrapeLog },
       },
     },
     async (request) => {

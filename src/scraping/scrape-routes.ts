@@ -33,7 +33,15 @@ export interface AsyncScrapes {
   create(request: ScrapeRequest): Promise<{ id: string } & Record<string, unknown>>;
 }
 
-export function scrapeRoutes(app: App, scraper: Scraper, metrics: Metrics, asyncScrapes: AsyncScrapes): void {
+export interface ScrapeRoutesDeps {
+  scraper: Scraper;
+  metrics: Metrics;
+  /** Where `Prefer: respond-async` queues the run as a job. */
+  asyncScrapes: AsyncScrapes;
+}
+
+export function scrapeRoutes(app: App, deps: ScrapeRoutesDeps): void {
+  const { scraper, metrics, asyncScrapes } = deps;
   app.post(
     '/scrape',
     {
@@ -52,7 +60,7 @@ export function scrapeRoutes(app: App, scraper: Scraper, metrics: Metrics, async
         response: {
           200: ScrapeResult,
           202: Type.Object({}, { additionalProperties: true, description: 'The queued job, as GET /jobs/{id} answers it' }),
-          ...problemResponses(400, 413, 415, 422, 502, 503, 504),
+          ...problemResponses(502, 504),
         },
       },
       preValidation: jsonOnly,
@@ -95,7 +103,6 @@ export function scrapeRoutes(app: App, scraper: Scraper, metrics: Metrics, async
         body: ScrapeRequest,
         response: {
           200: ScrapeExplanation,
-          ...problemResponses(400, 413, 415),
           422: ExplainProblem,
           502: ExplainProblem,
           503: ExplainProblem,

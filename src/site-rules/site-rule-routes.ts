@@ -17,7 +17,12 @@ const HOW =
   'A rule applies to every scrape, crawl page, schedule and explain of a page whose host it matches (the host itself first, else the most specific `*.` pattern). ' +
   'Each pinned field wins over every other source (provenance `site-rule`); a pinned field that finds nothing on a page is reported in `site_rule_warnings` of the run and its log.';
 
-export function siteRuleRoutes(app: App, rules: SiteRuleStore): void {
+export interface SiteRuleRoutesDeps {
+  rules: SiteRuleStore;
+}
+
+export function siteRuleRoutes(app: App, deps: SiteRuleRoutesDeps): void {
+  const { rules } = deps;
   app.get(
     '/site-rules',
     {
@@ -26,7 +31,7 @@ export function siteRuleRoutes(app: App, rules: SiteRuleStore): void {
         summary: 'List site rules, by host pattern',
         description: HOW,
         querystring: PageQuery,
-        response: { 200: Type.Array(SiteRule), ...problemResponses(422, 503) },
+        response: { 200: Type.Array(SiteRule) },
       },
     },
     async (request, reply) => {
@@ -42,7 +47,7 @@ export function siteRuleRoutes(app: App, rules: SiteRuleStore): void {
         summary: 'Pin a rule for a site',
         description: `${HOW} A bad CSS selector, JSON path or host pattern is a 422 naming it; a second rule for the same pattern a 409.`,
         body: SiteRuleBody,
-        response: { 201: SiteRule, ...problemResponses(409, 422, 503) },
+        response: { 201: SiteRule, ...problemResponses(409) },
       },
     },
     async (request, reply) => {
@@ -52,15 +57,11 @@ export function siteRuleRoutes(app: App, rules: SiteRuleStore): void {
     },
   );
 
-  app.get(
-    '/site-rules/:id',
-    { schema: { tags: TAGS, summary: 'One site rule', params: SiteRulePath, response: { 200: SiteRule, ...problemResponses(404, 422, 503) } } },
-    async (request) => {
-      const rule = await rules.get(request.params.id);
-      if (rule === undefined) throw new NotFound(`Site rule ${request.params.id} does not exist.`);
-      return rule;
-    },
-  );
+  app.get('/site-rules/:id', { schema: { tags: TAGS, summary: 'One site rule', params: SiteRulePath, response: { 200: SiteRule } } }, async (request) => {
+    const rule = await rules.get(request.params.id);
+    if (rule === undefined) throw new NotFound(`Site rule ${request.params.id} does not exist.`);
+    return rule;
+  });
 
   app.put(
     '/site-rules/:id',
@@ -71,7 +72,7 @@ export function siteRuleRoutes(app: App, rules: SiteRuleStore): void {
         description: 'The whole rule is replaced: fields left out are no longer pinned.',
         params: SiteRulePath,
         body: SiteRuleBody,
-        response: { 200: SiteRule, ...problemResponses(404, 409, 422, 503) },
+        response: { 200: SiteRule, ...problemResponses(409) },
       },
     },
     async (request) => {
@@ -81,12 +82,8 @@ export function siteRuleRoutes(app: App, rules: SiteRuleStore): void {
     },
   );
 
-  app.delete(
-    '/site-rules/:id',
-    { schema: { tags: TAGS, summary: 'Delete a site rule', params: SiteRulePath, response: { 200: Deleted, ...problemResponses(404, 422, 503) } } },
-    async (request) => {
-      if (!(await rules.delete(request.params.id))) throw new NotFound(`Site rule ${request.params.id} does not exist.`);
-      return { id: request.params.id, deleted: true as const };
-    },
-  );
+  app.delete('/site-rules/:id', { schema: { tags: TAGS, summary: 'Delete a site rule', params: SiteRulePath, response: { 200: Deleted } } }, async (request) => {
+    if (!(await rules.delete(request.params.id))) throw new NotFound(`Site rule ${request.params.id} does not exist.`);
+    return { id: request.params.id, deleted: true as const };
+  });
 }

@@ -37,14 +37,10 @@ function taggedRoutes(app: App, deps: TagRoutesDeps, { kind, path, noun, Noun, i
     if (!(await deps.exists(kind, id))) throw new NotFound(`${Noun} ${id} does not exist.`);
   };
 
-  app.get(
-    `${path}/:id/tags`,
-    { schema: { tags: ['tags'], summary: `A ${noun}'s tags`, params: IdPath, response: { 200: Answer, ...problemResponses(404, 422, 503) } } },
-    async (request) => {
-      await mustExist(request.params.id);
-      return answer(request.params.id);
-    },
-  );
+  app.get(`${path}/:id/tags`, { schema: { tags: ['tags'], summary: `A ${noun}'s tags`, params: IdPath, response: { 200: Answer } } }, async (request) => {
+    await mustExist(request.params.id);
+    return answer(request.params.id);
+  });
 
   app.put(
     `${path}/:id/tags`,
@@ -55,7 +51,7 @@ function taggedRoutes(app: App, deps: TagRoutesDeps, { kind, path, noun, Noun, i
         description: `The ${noun} carries exactly these tags afterwards (an empty list removes them all).`,
         params: IdPath,
         body: TagsBody,
-        response: { 200: Answer, ...problemResponses(400, 404, 415, 422, 503) },
+        response: { 200: Answer },
       },
     },
     async (request) => {
@@ -73,7 +69,7 @@ function taggedRoutes(app: App, deps: TagRoutesDeps, { kind, path, noun, Noun, i
         summary: `Add tags to a ${noun}`,
         params: IdPath,
         body: TagsBody,
-        response: { 200: Answer, ...problemResponses(400, 404, 415, 422, 503) },
+        response: { 200: Answer },
       },
     },
     async (request) => {
@@ -91,7 +87,7 @@ function taggedRoutes(app: App, deps: TagRoutesDeps, { kind, path, noun, Noun, i
         tags: ['tags'],
         summary: `Remove one tag from a ${noun}`,
         params: TaggedPath,
-        response: { 200: Answer, ...problemResponses(404, 422, 503) },
+        response: { 200: Answer },
       },
     },
     async (request) => {
@@ -121,7 +117,7 @@ export function tagRoutes(app: App, deps: TagRoutesDeps): void {
         summary: 'List tags (watch lists), by name',
         description: 'Each tag with the number of products carrying it and the sources that give it. `GET /products?tag=` lists its products.',
         querystring: TagPageQuery,
-        response: { 200: Type.Array(Tag), ...problemResponses(422, 503) },
+        response: { 200: Type.Array(Tag) },
       },
     },
     async (request, reply) => {
@@ -130,7 +126,7 @@ export function tagRoutes(app: App, deps: TagRoutesDeps): void {
     },
   );
 
-  app.get('/tags/:name', { schema: { tags: ['tags'], summary: 'One tag', params: TagPath, response: { 200: Tag, ...problemResponses(404, 422, 503) } } }, async (request) => {
+  app.get('/tags/:name', { schema: { tags: ['tags'], summary: 'One tag', params: TagPath, response: { 200: Tag } } }, async (request) => {
     const tag = await tags.get(normalizeTag(request.params.name));
     if (tag === undefined) throw new NotFound(`Tag "${normalizeTag(request.params.name)}" does not exist.`);
     return shownTo(request, tag);
@@ -144,7 +140,7 @@ export function tagRoutes(app: App, deps: TagRoutesDeps): void {
         summary: 'Delete a tag from every product and source',
         description: 'Alert rules scoped to it stay (and match nothing until the tag is used again).',
         params: TagPath,
-        response: { 200: Deleted, ...problemResponses(404, 422, 503) },
+        response: { 200: Deleted },
       },
     },
     async (request) => {
@@ -163,7 +159,7 @@ export function tagRoutes(app: App, deps: TagRoutesDeps): void {
         tags: ['tags'],
         summary: 'Sources with tags: every run starting there tags what it collects',
         querystring: TagPageQuery,
-        response: { 200: Type.Array(SourceTags), ...problemResponses(422, 503) },
+        response: { 200: Type.Array(SourceTags) },
       },
     },
     async (request, reply) => {
@@ -181,7 +177,7 @@ export function tagRoutes(app: App, deps: TagRoutesDeps): void {
           'Every scrape, job, crawl or schedule that starts from this URL (in any spelling: compared canonical) gives these tags to ' +
           'each product it collects, and the products its runs collected before get them now (`applied`). An empty list removes the source.',
         body: SourceTagsBody,
-        response: { 200: SourceApplied, ...problemResponses(400, 415, 422, 503) },
+        response: { 200: SourceApplied },
       },
     },
     async (request) => {
@@ -200,7 +196,7 @@ export function tagRoutes(app: App, deps: TagRoutesDeps): void {
         tags: ['tags'],
         summary: "Remove a source URL's tags (products keep the ones they got)",
         querystring: SourceQuery,
-        response: { 200: SourceApplied, ...problemResponses(404, 422, 503) },
+        response: { 200: SourceApplied, ...problemResponses(404) },
       },
     },
     async (request) => {

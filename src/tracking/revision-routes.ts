@@ -1,7 +1,6 @@
 // /articles/{id}/revisions: an article's title and body as they changed, each with a diff against the one before.
 import type { App } from '../http/base-app.js';
 import { pageLinks } from '../http/paging.js';
-import { problemResponses } from '../http/schemas.js';
 import { NotFound } from '../problems.js';
 import { diffBody, diffText } from '../text/text-diff.js';
 import type { ArticleRevisions, StoredRevision } from './article-revisions.js';
@@ -32,7 +31,12 @@ function withDiff(revision: StoredRevision, before: StoredRevision | null, deadl
   };
 }
 
-export function revisionRoutes(app: App, revisions: Pick<ArticleRevisions, 'list'>): void {
+export interface RevisionRoutesDeps {
+  revisions: Pick<ArticleRevisions, 'list'>;
+}
+
+export function revisionRoutes(app: App, deps: RevisionRoutesDeps): void {
+  const { revisions } = deps;
   app.get(
     '/articles/:id/revisions',
     {
@@ -45,7 +49,7 @@ export function revisionRoutes(app: App, revisions: Pick<ArticleRevisions, 'list
           'a diff against the one before it (paragraphs, then words). Oldest first; `X-Total-Count` and `Link` as for lists.',
         params: ArticleId,
         querystring: RevisionQuery,
-        response: { 200: Revisions, ...problemResponses(404, 422, 503) },
+        response: { 200: Revisions },
       },
     },
     async (request, reply) => {

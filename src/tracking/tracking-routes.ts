@@ -2,7 +2,6 @@
 import { Type } from 'typebox';
 import type { App } from '../http/base-app.js';
 import { exportFormat, sendExport } from '../http/formats.js';
-import { problemResponses } from '../http/schemas.js';
 import { sendEvents, type ServerEvent, type StreamLimiter } from '../http/sse.js';
 import { NotFound } from '../problems.js';
 import { ProductId } from '../products/product-schema.js';
@@ -50,7 +49,7 @@ export function trackingRoutes(app: App, deps: TrackingRoutesDeps): void {
         params: ProductId,
         querystring: HistoryQuery,
         produces: ['application/json', 'text/csv'],
-        response: { 200: History, ...problemResponses(404, 422, 503) },
+        response: { 200: History },
       },
     },
     async (request, reply) => {
@@ -87,7 +86,7 @@ export function trackingRoutes(app: App, deps: TrackingRoutesDeps): void {
           '`Accept: text/csv` or `application/x-ndjson` streams every match (up to `limit` when given).',
         querystring: EventListQuery,
         produces: ['application/json', 'text/csv', 'application/x-ndjson'],
-        response: { 200: Type.Array(Event), ...problemResponses(422, 503) },
+        response: { 200: Type.Array(Event) },
       },
     },
     async (request, reply) => {
@@ -143,7 +142,7 @@ export function trackingRoutes(app: App, deps: TrackingRoutesDeps): void {
         querystring: EventStreamQuery,
         headers: Type.Object({ 'last-event-id': Type.Optional(Type.String({ pattern: '^[0-9]{1,15}$', description: 'The last event id received' })) }),
         produces: ['text/event-stream'],
-        response: { 200: { description: 'text/event-stream; one SSE event per change event', type: 'string' }, ...problemResponses(422, 503) },
+        response: { 200: { description: 'text/event-stream; one SSE event per change event', type: 'string' } },
       },
     },
     async (request, reply) => {

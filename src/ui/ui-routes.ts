@@ -48,7 +48,10 @@ function loadPage(): { html: string; headers: Record<string, string> } {
   return { html, headers: { 'content-security-policy': csp, 'cache-control': 'no-cache' } };
 }
 
-export async function uiRoutes(app: App): Promise<void> {
+/** The dashboard needs nothing of the service: its files and the screens' API calls are all it serves. */
+export type UiRoutesDeps = Record<string, never>;
+
+export async function uiRoutes(app: App, _deps: UiRoutesDeps = {}): Promise<void> {
   const page = loadPage();
   const sendPage = async (_request: FastifyRequest, reply: FastifyReply) => reply.headers(page.headers).type('text/html; charset=utf-8').send(page.html);
   // Every screen has its own URL; a reload or a shared link gets the page, which shows that screen.
