@@ -23,7 +23,6 @@ import { createTagStore, type TagStore } from './tags/tag-store.js';
 import { interruptDeadRuns, type LogStore } from './scrape-logs/log-store.js';
 import { createBrowserRenderer, findChromium, type BrowserRenderer } from './scraping/browser/index.js';
 import { createExtractionPool, type PageExtractor } from './scraping/extract/pool.js';
-import type { PageType } from './scraping/extract/types.js';
 import { withSiteRules } from './scraping/process-page.js';
 import { createPageLoader, type PageLoader } from './scraping/page-loader.js';
 import { createScraper, type Scraper } from './scraping/scrape-run.js';
@@ -168,7 +167,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
   // The page pipeline's one extraction step: the thread pool, with the rule pinned for each page's host.
   const extract = withSiteRules(extraction.extract, async (host) => {
     const rule = await siteRules.forHost(host);
-    return rule === undefined ? undefined : { id: rule.id, host_pattern: rule.host_pattern, fields: rule.fields, page_type: rule.page_type as PageType | null };
+    return rule === undefined ? undefined : { id: rule.id, host_pattern: rule.host_pattern, fields: rule.fields, page_type: rule.page_type };
   });
   const loader = createPageLoader({ fetcher, renderer, defaultTimeoutMs: scrape.timeoutMs });
   const scraper = createScraper({

@@ -3,13 +3,11 @@ import { load } from 'cheerio';
 import { Type, type Static } from 'typebox';
 import { NO_NUL } from '../http/schemas.js';
 import { ValidationFailed, type FieldError } from '../problems.js';
-import { SITE_RULE_FIELDS } from '../scraping/extract/types.js';
+import { PAGE_TYPES, SITE_RULE_FIELDS } from './site-rule-spec.js';
 
 /** The fields a rule can pin, as the API names them. */
 export const RULE_FIELDS = SITE_RULE_FIELDS;
 export type RuleField = (typeof RULE_FIELDS)[number];
-
-export const PAGE_TYPES = ['product', 'listing', 'article', 'article-list', 'none'] as const;
 
 /**
  * A JSON path over the page's JSON scripts (JSON-LD, `__NEXT_DATA__`, any `application/json`):
@@ -79,7 +77,7 @@ export const SiteRule = Type.Object(
     id: Type.Integer(),
     host_pattern: Type.String(),
     fields: RuleFields,
-    page_type: Type.Union([Type.String(), Type.Null()]),
+    page_type: Type.Union([...PAGE_TYPES.map((t) => Type.Literal(t)), Type.Null()]),
     note: Type.Union([Type.String(), Type.Null()]),
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),

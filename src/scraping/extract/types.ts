@@ -1,5 +1,6 @@
 // Shapes of extraction: candidates each source of evidence finds, the items merged from them, and the explanation.
 import type { Wall } from '../../problems.js';
+import type { PageType, SiteRuleField } from '../../site-rules/site-rule-spec.js';
 
 /**
  * Where a value came from. Order of trust for products (most trusted first) is TRUST in merge.ts; for
@@ -25,17 +26,8 @@ export type Source =
 export const AVAILABILITIES = ['in_stock', 'out_of_stock', 'preorder', 'backorder', 'limited', 'discontinued'] as const;
 export type Availability = (typeof AVAILABILITIES)[number];
 
-/** The fields a site rule can pin (the API's names; `image` is the item's `image_url`). */
-export const SITE_RULE_FIELDS = ['title', 'price', 'list_price', 'sku', 'availability', 'image'] as const;
-export type SiteRuleField = (typeof SITE_RULE_FIELDS)[number];
-
-/** A rule a user pinned for the page's site (site-rules/), as extraction receives it. */
-export interface SiteRuleSpec {
-  id: number;
-  host_pattern: string;
-  fields: Partial<Record<SiteRuleField, { selector?: string; json_path?: string }>>;
-  page_type: PageType | null;
-}
+// Site rules' fields, page types and a rule as extraction receives it live with the rules (site-rules/, the store layer below this one).
+export { PAGE_TYPES, SITE_RULE_FIELDS, type PageType, type SiteRuleField, type SiteRuleSpec } from '../../site-rules/site-rule-spec.js';
 
 /** What a site rule did on one page: which pinned fields found nothing. */
 export interface SiteRuleOutcome {
@@ -45,9 +37,6 @@ export interface SiteRuleOutcome {
   applied: SiteRuleField[];
   missed: SiteRuleField[];
 }
-
-/** What a page is, decided before extracting for it. */
-export type PageType = 'product' | 'listing' | 'article' | 'article-list' | 'none';
 
 /** The fields a product can carry; each merged on its own. */
 export interface ItemFields {
