@@ -3,17 +3,17 @@ import type { Database } from '../db/queryable.js';
 import { assertAllowedUrl, createGuardedAgent, createGuardedLookup } from '../egress/address-guard.js';
 import type { Queue } from '../queue/queue.js';
 import type { WebhookSender } from '../tracking/webhook-sender.js';
-import { createAlertDelivery } from './alert-delivery.js';
-import { createDigestSender, type DigestSender } from './alert-digests.js';
-import { createAlertEvaluator, type AlertEvaluator } from './alert-evaluator.js';
-import { ALERT_POLICIES, ALERT_QUEUES, DIGEST_SCHEDULE, type DeliveryMessage, type DigestMessage } from './alert-queues.js';
-import { createChannelService, type ChannelService } from './channel-service.js';
-import { createChannelStore } from './channel-store.js';
-import { createDeliveryStore } from './delivery-store.js';
-import { createFiringStore } from './firing-store.js';
-import type { NotifierDeps } from './notifier-factory.js';
-import { createRuleService, type RuleService } from './rule-service.js';
-import { createRuleStore, type RuleStore } from './rule-store.js';
+import { createAlertDelivery } from './delivery/alert-delivery.js';
+import { createDigestSender, type DigestSender } from './delivery/alert-digests.js';
+import { createAlertEvaluator, type AlertEvaluator } from './rules/alert-evaluator.js';
+import { ALERT_POLICIES, ALERT_QUEUES, DIGEST_SCHEDULE, type DeliveryMessage, type DigestMessage } from './delivery/alert-queues.js';
+import { createChannelService, type ChannelService } from './channels/channel-service.js';
+import { createChannelStore } from './channels/channel-store.js';
+import { createDeliveryStore } from './delivery/delivery-store.js';
+import { createFiringStore } from './rules/firing-store.js';
+import type { NotifierDeps } from './channels/notifier-factory.js';
+import { createRuleService, type RuleService } from './rules/rule-service.js';
+import { createRuleStore, type RuleStore } from './rules/rule-store.js';
 
 export interface AlertSettings {
   /** Channel targets pass the scrape URLs' address guard (SCRAPE_ALLOW_PRIVATE_NETWORKS). */

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { SMTPServer } from 'smtp-server';
-import type { Alert } from '../../src/alerts/alert-api-schema.js';
+import type { Alert } from '../../src/alerts/rules/alert-api-schema.js';
 import { backends, mainServiceOn, warnIfNoPostgres } from '../helpers.js';
 import { until } from '../wait.js';
 import { startReceiver, type Receiver } from './receiver.js';

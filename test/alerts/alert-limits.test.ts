@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import type { Alert } from '../../src/alerts/alert-api-schema.js';
+import type { Alert } from '../../src/alerts/rules/alert-api-schema.js';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site.js';
 import { assertProblem, backends, mainServiceOn, warnIfNoPostgres } from '../helpers.js';
 import { until } from '../wait.js';

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { InvalidChannelUrl, parseAppriseUrl } from '../../src/alerts/apprise-url.js';
-import { ChannelConfig } from '../../src/alerts/channel-schema.js';
+import { InvalidChannelUrl, parseAppriseUrl } from '../../src/alerts/channels/apprise-url.js';
+import { ChannelConfig } from '../../src/alerts/channels/channel-schema.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 const validConfig = addFormats(new Ajv({ strict: false })).compile(ChannelConfig);

@@ -2,10 +2,10 @@
 import assert from 'node:assert/strict';
 import { inspect } from 'node:util';
 import { test } from 'node:test';
-import type { Channel, ChannelConfig } from '../../src/alerts/channel-schema.js';
-import { publicView, scrubSecrets, secretsOf } from '../../src/alerts/channel-secrets.js';
-import { createNotifier, isDirect } from '../../src/alerts/notifier-factory.js';
-import { testMessage } from '../../src/alerts/test-message.js';
+import type { Channel, ChannelConfig } from '../../src/alerts/channels/channel-schema.js';
+import { publicView, scrubSecrets, secretsOf } from '../../src/alerts/channels/channel-secrets.js';
+import { createNotifier, isDirect } from '../../src/alerts/channels/notifier-factory.js';
+import { testMessage } from '../../src/alerts/channels/test-message.js';
 import { startReceiver } from './receiver.js';
 
 const SECRETS = {

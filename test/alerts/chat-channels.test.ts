@@ -3,12 +3,12 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
-import type { ChannelConfig } from '../../src/alerts/channel-schema.js';
-import { cleanText } from '../../src/alerts/hostile-text.js';
-import { renderDigest, renderFiring } from '../../src/alerts/message-render.js';
-import { createNotifier, type DirectChannelConfig } from '../../src/alerts/notifier-factory.js';
-import { evaluateRule } from '../../src/alerts/rule-evaluation.js';
-import { testMessage } from '../../src/alerts/test-message.js';
+import type { ChannelConfig } from '../../src/alerts/channels/channel-schema.js';
+import { cleanText } from '../../src/alerts/channels/hostile-text.js';
+import { renderDigest, renderFiring } from '../../src/alerts/channels/message-render.js';
+import { createNotifier, type DirectChannelConfig } from '../../src/alerts/channels/notifier-factory.js';
+import { evaluateRule } from '../../src/alerts/rules/rule-evaluation.js';
+import { testMessage } from '../../src/alerts/channels/test-message.js';
 import { assertPublicUrl, createGuardedAgent } from '../../src/egress/address-guard.js';
 import { PRODUCT, rule, timeline } from './timeline.js';
 

@@ -1,7 +1,7 @@
 // Ending a digest period now on each backend: POST /alerts/digests/send makes the waiting alerts one digest per rule at once, through the queue, exactly once; filtered by period and rule; a write behind API_KEY, in /openapi.json.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Alert } from '../../src/alerts/alert-api-schema.js';
+import type { Alert } from '../../src/alerts/rules/alert-api-schema.js';
 import { assertProblem, backends, mainServiceOn, warnIfNoPostgres } from '../helpers.js';
 import { until } from '../wait.js';
 import { startReceiver, type Receiver } from './receiver.js';

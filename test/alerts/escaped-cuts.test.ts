@@ -1,10 +1,10 @@
 // Discord's and Slack's texts cut to the services' limits: the limit holds on the escaped text, and a cut never splits an escape (`\*`, `&amp;`).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { discordRequest } from '../../src/alerts/discord-channel.js';
-import type { RenderedMessage } from '../../src/alerts/message-render.js';
-import { slackRequest } from '../../src/alerts/slack-channel.js';
-import { testMessage } from '../../src/alerts/test-message.js';
+import { discordRequest } from '../../src/alerts/channels/discord-channel.js';
+import type { RenderedMessage } from '../../src/alerts/channels/message-render.js';
+import { slackRequest } from '../../src/alerts/channels/slack-channel.js';
+import { testMessage } from '../../src/alerts/channels/test-message.js';
 
 const base = testMessage('https://prices.example').message;
 const discord = { kind: 'discord', webhook_url: 'https://discord.com/api/webhooks/1/token' } as const;

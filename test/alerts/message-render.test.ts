@@ -2,15 +2,15 @@
 import assert from 'node:assert/strict';
 import { inflateSync } from 'node:zlib';
 import { test } from 'node:test';
-import { GotifyChannel, NtfyChannel } from '../../src/alerts/channel-schema.js';
-import { digestPeriod } from '../../src/alerts/digest-schedule.js';
-import type { Firing } from '../../src/alerts/firing.js';
-import { cleanText } from '../../src/alerts/hostile-text.js';
-import { gotifyRequest } from '../../src/alerts/gotify-channel.js';
-import { renderDigest, renderFiring } from '../../src/alerts/message-render.js';
-import { ntfyRequest } from '../../src/alerts/ntfy-channel.js';
-import { priceChart, sparkline } from '../../src/alerts/price-chart.js';
-import { evaluateRule } from '../../src/alerts/rule-evaluation.js';
+import { GotifyChannel, NtfyChannel } from '../../src/alerts/channels/channel-schema.js';
+import { digestPeriod } from '../../src/alerts/delivery/digest-schedule.js';
+import type { Firing } from '../../src/alerts/rules/firing.js';
+import { cleanText } from '../../src/alerts/channels/hostile-text.js';
+import { gotifyRequest } from '../../src/alerts/channels/gotify-channel.js';
+import { renderDigest, renderFiring } from '../../src/alerts/channels/message-render.js';
+import { ntfyRequest } from '../../src/alerts/channels/ntfy-channel.js';
+import { priceChart, sparkline } from '../../src/alerts/channels/price-chart.js';
+import { evaluateRule } from '../../src/alerts/rules/rule-evaluation.js';
 import { PRODUCT, day, rule, timeline } from './timeline.js';
 
 const HOSTILE = '<img src=x onerror=alert(1)> "Kaffee" \u202Egnp.exe\u202C \u2067مرحبا\n\rBcc: x@evil.test';

@@ -1,9 +1,9 @@
 // The suspicious-discount rule (EU Omnibus Directive) as a table over histories: which "was" prices the history supports.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Firing } from '../../src/alerts/firing.js';
-import type { OmnibusTest, OmnibusVerdict } from '../../src/alerts/omnibus-check.js';
-import { evaluateRule } from '../../src/alerts/rule-evaluation.js';
+import type { Firing } from '../../src/alerts/rules/firing.js';
+import type { OmnibusTest, OmnibusVerdict } from '../../src/alerts/rules/omnibus-check.js';
+import { evaluateRule } from '../../src/alerts/rules/rule-evaluation.js';
 import { PRODUCT, day, rule, timeline, type Sighting } from './timeline.js';
 
 const honest = rule({ type: 'suspicious_discount' });

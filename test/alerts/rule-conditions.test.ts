@@ -1,9 +1,9 @@
 // Every rule condition as a table over price histories: the last change fires the rule, or it does not.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { RuleCondition } from '../../src/alerts/alert-rule-schema.js';
-import type { Firing } from '../../src/alerts/firing.js';
-import { evaluateRule } from '../../src/alerts/rule-evaluation.js';
+import type { RuleCondition } from '../../src/alerts/rules/alert-rule-schema.js';
+import type { Firing } from '../../src/alerts/rules/firing.js';
+import { evaluateRule } from '../../src/alerts/rules/rule-evaluation.js';
 import { PRODUCT, day, goneEvent, rule, timeline, type Sighting } from './timeline.js';
 
 /** Evaluates the condition on the last event the sightings make. */

@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { AlertRuleCreate, ruleProblem, type RuleScope } from '../../src/alerts/alert-rule-schema.js';
-import type { ProductContext } from '../../src/alerts/firing.js';
-import { evaluateRule } from '../../src/alerts/rule-evaluation.js';
+import { AlertRuleCreate, ruleProblem, type RuleScope } from '../../src/alerts/rules/alert-rule-schema.js';
+import type { ProductContext } from '../../src/alerts/rules/firing.js';
+import { evaluateRule } from '../../src/alerts/rules/rule-evaluation.js';
 import { PRODUCT, day, rule, timeline } from './timeline.js';
 
 const { history, events } = timeline([

@@ -1,7 +1,7 @@
 // Rule preview: replaying stored histories says how often a rule would have fired in the last D days, and which firings.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { previewRule } from '../../src/alerts/rule-preview.js';
+import { previewRule } from '../../src/alerts/rules/rule-preview.js';
 import { PRODUCT, day, rule, timeline } from './timeline.js';
 
 // Three drops to or below 200 in the last 30 days (days 10, 20, 25), one before them (day -5), rises between.

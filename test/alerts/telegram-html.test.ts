@@ -3,12 +3,12 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
-import type { Firing } from '../../src/alerts/firing.js';
-import { clipHtml } from '../../src/alerts/html-clip.js';
-import { renderDigest, renderFiring } from '../../src/alerts/message-render.js';
-import { createNotifier } from '../../src/alerts/notifier-factory.js';
-import { evaluateRule } from '../../src/alerts/rule-evaluation.js';
-import { TELEGRAM_MAX, telegramText } from '../../src/alerts/telegram-channel.js';
+import type { Firing } from '../../src/alerts/rules/firing.js';
+import { clipHtml } from '../../src/alerts/channels/html-clip.js';
+import { renderDigest, renderFiring } from '../../src/alerts/channels/message-render.js';
+import { createNotifier } from '../../src/alerts/channels/notifier-factory.js';
+import { evaluateRule } from '../../src/alerts/rules/rule-evaluation.js';
+import { TELEGRAM_MAX, telegramText } from '../../src/alerts/channels/telegram-channel.js';
 import { PRODUCT, day, rule, timeline } from './timeline.js';
 
 /** The tags Telegram's parse_mode HTML supports (core.telegram.org/bots/api#html-style). */

@@ -1,6 +1,6 @@
 // Test helper: a product's price timeline -> the history points and change events the tracker would have recorded for it.
-import type { AlertRule, RuleCondition } from '../../src/alerts/alert-rule-schema.js';
-import type { AlertEvent, ProductContext } from '../../src/alerts/firing.js';
+import type { AlertRule, RuleCondition } from '../../src/alerts/rules/alert-rule-schema.js';
+import type { AlertEvent, ProductContext } from '../../src/alerts/rules/firing.js';
 import { detectChanges, isChange, type Snapshot } from '../../src/tracking/change-detection.js';
 import type { HistoryPoint } from '../../src/tracking/tracking-store.js';
 

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Webhook as Verifier, WebhookVerificationError } from 'standardwebhooks';
-import type { Alert } from '../../src/alerts/alert-api-schema.js';
+import type { Alert } from '../../src/alerts/rules/alert-api-schema.js';
 import { backends, mainServiceOn, warnIfNoPostgres } from '../helpers.js';
 import { until } from '../wait.js';
 import { startReceiver, type Received, type Receiver } from './receiver.js';

@@ -113,17 +113,24 @@ for (const backend of backends()) {
     // Node's parser answers a request line past 16 KiB before Fastify sees it: it was Fastify's own JSON, relayed as is by the proxy.
     test('a URL past 16 KiB is a 431 problem, from the main service and through the proxy', async () => {
       const long = `/products?q=${'a'.repeat(20_000)}`;
-      const answer = await new Promise<Answer>((resolve, reject) => {
-        const req = request(s.mainBase + long, { headers: KEYED }, (res) => {
-          let body = '';
-          res.on('data', (chunk: Buffer) => {
-            body += chunk.toString();
+      const answer = await within(
+        10_000,
+        new Promise<Answer>((resolve, reject) => {
+          const req = request(s.mainBase + long, { headers: KEYED }, (res) => {
+            let body = '';
+            res.on('data', (chunk: Buffer) => {
+              body += chunk.toString();
+            });
+            res.on('end', () => resolve({ statusCode: res.statusCode ?? 0, headers: res.headers, body }));
+            // A connection cut before the body's end is an error, not a wait for ever.
+            res.on('error', reject);
+            res.on('aborted', () => reject(new Error(`the answer was cut short after ${JSON.stringify(body)}`)));
           });
-          res.on('end', () => resolve({ statusCode: res.statusCode ?? 0, headers: res.headers, body }));
-        });
-        req.on('error', reject);
-        req.end();
-      });
+          req.on('error', reject);
+          req.end();
+        }),
+        () => `GET ${long.slice(0, 40)}…`,
+      );
       checkAnswer({ service: 'main', method: 'GET', url: long, allowed5xx: [] }, answer);
       assert.equal(answer.statusCode, 431, answer.body);
       const relayed = await s.aux.inject({ url: `/proxy${long}` });

@@ -15,6 +15,8 @@ export const API_KEY = 'fuzz-key-7Qm2xVb9';
 const KEYED = { 'x-api-key': API_KEY };
 /** Longer than any answer may take: a request past it is reported as a hang. */
 export const ANSWER_MS = 30_000;
+/** An answer slower than this is listed (not failed): a loaded machine may take it, a creeping cost shows. */
+const SLOW_MS = 5_000;
 
 /** Ids that exist, by the collection their routes take them from (`/products`, `/webhooks/:id/deliveries`...). */
 export class Pools {
@@ -66,6 +68,8 @@ export interface Services {
   pools: Pools;
   /** Sends `call` (streams over the socket, the rest through inject) within ANSWER_MS. */
   send(call: Call, stream?: boolean): Promise<Answer>;
+  /** The requests that took longer than SLOW_MS, with how long. */
+  slow: string[];
   hints: Hints;
   close(): Promise<void>;
 }
@@ -105,8 +109,14 @@ export async function startServices(backend: Backend): Promise<Services> {
   });
   await aux.ready();
 
-  const send = (call: Call, stream = false): Promise<Answer> =>
-    within(ANSWER_MS, stream ? overSocket(mainBase, call) : inject(call.service === 'main' ? main : aux, call), () => show(call));
+  const slow: string[] = [];
+  const send = async (call: Call, stream = false): Promise<Answer> => {
+    const started = performance.now();
+    const res = await within(ANSWER_MS, stream ? overSocket(mainBase, call) : inject(call.service === 'main' ? main : aux, call), () => show(call));
+    const ms = performance.now() - started;
+    if (ms > SLOW_MS) slow.push(`${Math.round(ms)} ms: ${show(call).slice(0, 300)}`);
+    return res;
+  };
   const pools = new Pools();
   await seed(main, site, pools);
   return {
@@ -116,9 +126,15 @@ export async function startServices(backend: Backend): Promise<Services> {
     site,
     pools,
     send,
+    slow,
     hints: hintsFor(site, pools),
     async close() {
-      for (const close of closers.reverse()) await close();
+      // Every step, whatever one before it did: a service left listening would keep the test process alive.
+      const failures: unknown[] = [];
+      for (const close of closers.reverse()) {
+        await within(ANSWER_MS, close(), () => 'closing the services').catch((error: unknown) => failures.push(error));
+      }
+      if (failures.length > 0) throw new AggregateError(failures, 'closing the services failed');
     },
   };
 }
@@ -136,6 +152,8 @@ async function inject(app: App, call: Call): Promise<Answer> {
 /** An event stream never ends by itself: its first bytes are read, then the client goes away. */
 async function overSocket(base: string, call: Call): Promise<Answer> {
   const controller = new AbortController();
+  // Its own deadline too: a request left hanging would hold its connection, and closing the app would wait on it for ever.
+  const deadline = setTimeout(() => controller.abort(), ANSWER_MS);
   try {
     const res = await fetch(base + call.url, { method: call.method, headers: call.headers ?? {}, signal: controller.signal });
     const headers = Object.fromEntries(res.headers.entries());
@@ -150,6 +168,7 @@ async function overSocket(base: string, call: Call): Promise<Answer> {
     }
     return { statusCode: res.status, headers, body };
   } finally {
+    clearTimeout(deadline);
     controller.abort();
   }
 }
