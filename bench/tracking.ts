@@ -1,9 +1,9 @@
 // Tracking benches: what history costs a re-scrape that changes nothing, and reading history and events at size.
-import { createAlertEvaluator } from '../src/alerts/alert-evaluator.js';
-import { createChannelStore } from '../src/alerts/channel-store.js';
-import { createDeliveryStore } from '../src/alerts/delivery-store.js';
-import { createFiringStore } from '../src/alerts/firing-store.js';
-import { createRuleStore } from '../src/alerts/rule-store.js';
+import { createAlertEvaluator } from '../src/alerts/rules/alert-evaluator.js';
+import { createChannelStore } from '../src/alerts/channels/channel-store.js';
+import { createDeliveryStore } from '../src/alerts/delivery/delivery-store.js';
+import { createFiringStore } from '../src/alerts/rules/firing-store.js';
+import { createRuleStore } from '../src/alerts/rules/rule-store.js';
 import { createTagStore } from '../src/tags/tag-store.js';
 import { createPostgresDatabase } from '../src/db/database.js';
 import type { ScrapedProduct } from '../src/products/product-upsert.js';

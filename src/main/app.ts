@@ -1,7 +1,7 @@
 // The main service: products, scraping, scrape logs, external posts, docs. Built from its dependencies.
 import { Type } from 'typebox';
-import { alertRoutes } from '../alerts/alert-routes.js';
-import { channelRoutes } from '../alerts/channel-routes.js';
+import { alertRoutes } from '../alerts/rules/alert-routes.js';
+import { channelRoutes } from '../alerts/channels/channel-routes.js';
 import { articleRoutes } from '../articles/article-routes.js';
 import type { Context } from '../context.js';
 import { postsRoutes } from '../external-posts/posts-routes.js';

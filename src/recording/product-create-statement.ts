@@ -1,5 +1,5 @@
 // A product made through the API, its first state and its product.created event written by one statement, when nothing must be judged or delivered for it.
-import type { AlertEvaluator } from '../alerts/alert-evaluator.js';
+import type { AlertEvaluator } from '../alerts/rules/alert-evaluator.js';
 import type { Queryable } from '../db/queryable.js';
 import type { Product, ProductCreate } from '../products/product-schema.js';
 import type { ProductStore } from '../products/product-store.js';

@@ -1,5 +1,5 @@
 // The write path of products, top to bottom: the product store, its tags, then history and change detection, the events, the alert rules, then the webhook deliveries.
-import type { AlertEvaluator } from '../alerts/alert-evaluator.js';
+import type { AlertEvaluator } from '../alerts/rules/alert-evaluator.js';
 import type { Database, Queryable } from '../db/queryable.js';
 import type { Product, ProductCreate, ProductUpdate } from '../products/product-schema.js';
 import type { ProductStore } from '../products/product-store.js';
