@@ -1,10 +1,10 @@
 // Extraction's assembly: the candidates that become the page's items for its type, joined by what other sources say of the same products, merged and made unique.
-import { embeddedDataExtractor } from './embedded-data-extractor.js';
+import { embeddedDataExtractor } from './structured/embedded-data-extractor.js';
 import { type Evidence, safely } from './evidence.js';
 import { STRUCTURED, TRUST, groupByIdentity, mergeGroup, type Merged } from './merge.js';
-import { readSiteRule } from './site-rule-extractor.js';
+import { readSiteRule } from './visible/site-rule-extractor.js';
 import { SITE_RULE_FIELDS, type Candidate, type PageExplanation, type PageVerdict, type SiteRuleOutcome, type SiteRuleSpec, type Source } from './types.js';
-import { urlExtractor } from './url-extractor.js';
+import { urlExtractor } from './visible/url-extractor.js';
 
 /**
  * What a product page still needs once it is one: the visible page (when markup decided without it),

@@ -1,5 +1,5 @@
 // The page classifier: from the evidence a page offers, decides what it is (one product, a listing, an article...) and says why.
-import { ARTICLE_TYPES } from './schema-article.js';
+import { ARTICLE_TYPES } from './structured/schema-article.js';
 import type { PageType, PageVerdict } from './types.js';
 
 /** Everything the classifier weighs; plain data, so it can be tested with tables. */

@@ -2,7 +2,7 @@
 import { load } from 'cheerio';
 import type { AnyNode, Element } from 'domhandler';
 import { parsePrice } from '../price.js';
-import { BLOCKS } from './html-blocks.js';
+import { BLOCKS } from './article/html-blocks.js';
 import type { CandidateFields, Located } from './types.js';
 
 export const MAX_TITLE_CHARS = 500;

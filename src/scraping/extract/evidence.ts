@@ -1,21 +1,21 @@
 // Extraction's first step: every source of evidence read from the parsed page, cheapest first, and what the page's type is judged on.
 import type { Element } from 'domhandler';
-import { proseEvidence } from './article-evidence.js';
-import { articleListExtractor } from './article-list-extractor.js';
-import { booksListingExtractor } from './books-listing-extractor.js';
+import { proseEvidence } from './article/article-evidence.js';
+import { articleListExtractor } from './article/article-list-extractor.js';
+import { booksListingExtractor } from './visible/books-listing-extractor.js';
 import { decidedByVisiblePage, decidedWithoutHeuristics, type PageEvidence } from './classify.js';
 import { absoluteUrl, visibleText } from './dom-helpers.js';
 import type { Extractor } from './extractor.js';
-import { readJsonLd } from './jsonld-extractor.js';
+import { readJsonLd } from './structured/jsonld-extractor.js';
 import { STRUCTURED, chooseMain, groupByIdentity, normaliseUrl } from './merge.js';
-import { metaExtractor, openGraphExtractor } from './meta-extractor.js';
-import { readMicrodata } from './microdata-extractor.js';
+import { metaExtractor, openGraphExtractor } from './structured/meta-extractor.js';
+import { readMicrodata } from './structured/microdata-extractor.js';
 import type { Page } from './page.js';
-import { productCardsExtractor } from './product-cards-extractor.js';
-import { readRdfa } from './rdfa-extractor.js';
-import { selectorsExtractor } from './selectors-extractor.js';
+import { productCardsExtractor } from './visible/product-cards-extractor.js';
+import { readRdfa } from './structured/rdfa-extractor.js';
+import { selectorsExtractor } from './visible/selectors-extractor.js';
 import type { ArticleCandidate, Candidate, PageExplanation, Selectors, Source } from './types.js';
-import { readVisible } from './visible-extractor.js';
+import { readVisible } from './visible/visible-extractor.js';
 
 /** What the sources found, kept as extraction goes on (later steps add the sources they read). */
 export interface Evidence {

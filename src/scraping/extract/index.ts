@@ -1,5 +1,5 @@
 // Extraction: parse once, gather evidence from every source, classify the page, assemble and merge its items, read its articles, and describe the decision.
-import { describeArticleCandidates, extractArticles } from './article-extraction.js';
+import { describeArticleCandidates, extractArticles } from './article/article-extraction.js';
 import { applySiteRule, assembleItems, completeProduct, overridden } from './assemble.js';
 import { classifyPage } from './classify.js';
 import { describeCandidates } from './describe.js';
@@ -8,7 +8,7 @@ import { boundExplanation } from './explain-bounds.js';
 import { parsePage } from './page.js';
 import { findNextUrl, pageLinks } from './page-links.js';
 import type { ExtractionResult, PageExplanation, Selectors, SiteRuleSpec } from './types.js';
-import { wallOfPage } from './wall-page.js';
+import { wallOfPage } from './visible/wall-page.js';
 
 export type { ExtractedArticle, ExtractedItem, ExtractionResult, PageExplanation, PageType, Selectors, Source } from './types.js';
 

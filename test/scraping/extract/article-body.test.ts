@@ -2,11 +2,11 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { extractArticleBody } from '../../../src/scraping/extract/article-body.js';
-import { findBoilerplate } from '../../../src/scraping/extract/article-boilerplate.js';
-import { parseDocument, type DomElement } from '../../../src/scraping/extract/article-dom.js';
-import { removeInlineRelatedLinks } from '../../../src/scraping/extract/article-inline-links.js';
-import { blockText } from '../../../src/scraping/extract/article-text.js';
+import { extractArticleBody } from '../../../src/scraping/extract/article/article-body.js';
+import { findBoilerplate } from '../../../src/scraping/extract/article/article-boilerplate.js';
+import { parseDocument, type DomElement } from '../../../src/scraping/extract/article/article-dom.js';
+import { removeInlineRelatedLinks } from '../../../src/scraping/extract/article/article-inline-links.js';
+import { blockText } from '../../../src/scraping/extract/article/article-text.js';
 
 const pagesDir = new URL('../../fixtures/pages/', import.meta.url);
 const read = (file: string) => readFileSync(new URL(file, pagesDir), 'utf8');

@@ -1,7 +1,7 @@
 // The article merge: each field from the most trusted source that states it usably, the body from the page unless the page's data holds a fuller one.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ARTICLE_TRUST, mergeArticle } from '../../../src/scraping/extract/article-merge.js';
+import { ARTICLE_TRUST, mergeArticle } from '../../../src/scraping/extract/article/article-merge.js';
 import type { ArticleCandidate, ArticleCandidateFields, Source } from '../../../src/scraping/extract/types.js';
 
 /** A candidate whose every value was read at "<source>:<field>". */

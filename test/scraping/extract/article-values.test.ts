@@ -2,7 +2,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { authorNames, isoDate, languageTag, tagList } from '../../../src/scraping/extract/article-values.js';
+import { authorNames, isoDate, languageTag, tagList } from '../../../src/scraping/extract/article/article-values.js';
 
 describe('dates as ISO 8601, keeping the offset the page states', () => {
   const CASES: ReadonlyArray<readonly [string, string | null]> = [

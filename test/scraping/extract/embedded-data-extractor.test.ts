@@ -1,10 +1,10 @@
 // The product code (and price) a page keeps for its scripts and in its address: hidden fields, data attributes, analytics, app state, /dp/, /itm/; bounded on hostile input.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { embeddedDataExtractor } from '../../../src/scraping/extract/embedded-data-extractor.js';
-import { embeddedJson } from '../../../src/scraping/extract/embedded-json.js';
+import { embeddedDataExtractor } from '../../../src/scraping/extract/structured/embedded-data-extractor.js';
+import { embeddedJson } from '../../../src/scraping/extract/structured/embedded-json.js';
 import { parsePage } from '../../../src/scraping/extract/page.js';
-import { urlExtractor } from '../../../src/scraping/extract/url-extractor.js';
+import { urlExtractor } from '../../../src/scraping/extract/visible/url-extractor.js';
 
 const SITE = 'http://shop.example';
 

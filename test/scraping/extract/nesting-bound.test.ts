@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { boundNesting, MAX_NESTING_DEPTH, WRAPPER_DEPTH } from '../../../src/scraping/extract/nesting-bound.js';
 import { parsePage } from '../../../src/scraping/extract/page.js';
-import { parseDocument, maxDepth } from '../../../src/scraping/extract/article-dom.js';
+import { parseDocument, maxDepth } from '../../../src/scraping/extract/article/article-dom.js';
 
 const nested = (depth: number, inner = 'deep text') => `${'<div>'.repeat(depth)}${inner}${'</div>'.repeat(depth)}`;
 

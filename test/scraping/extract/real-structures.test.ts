@@ -2,16 +2,16 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import { articleListExtractor } from '../../../src/scraping/extract/article-list-extractor.js';
+import { articleListExtractor } from '../../../src/scraping/extract/article/article-list-extractor.js';
 import { extract } from '../../../src/scraping/extract/index.js';
-import { jsonLdExtractor } from '../../../src/scraping/extract/jsonld-extractor.js';
-import { openGraphExtractor } from '../../../src/scraping/extract/meta-extractor.js';
-import { microdataExtractor } from '../../../src/scraping/extract/microdata-extractor.js';
+import { jsonLdExtractor } from '../../../src/scraping/extract/structured/jsonld-extractor.js';
+import { openGraphExtractor } from '../../../src/scraping/extract/structured/meta-extractor.js';
+import { microdataExtractor } from '../../../src/scraping/extract/structured/microdata-extractor.js';
 import { parsePage } from '../../../src/scraping/extract/page.js';
-import { productCardsExtractor } from '../../../src/scraping/extract/product-cards-extractor.js';
-import { rdfaExtractor } from '../../../src/scraping/extract/rdfa-extractor.js';
+import { productCardsExtractor } from '../../../src/scraping/extract/visible/product-cards-extractor.js';
+import { rdfaExtractor } from '../../../src/scraping/extract/structured/rdfa-extractor.js';
 import type { Extractor } from '../../../src/scraping/extract/extractor.js';
-import { visibleExtractor } from '../../../src/scraping/extract/visible-extractor.js';
+import { visibleExtractor } from '../../../src/scraping/extract/visible/visible-extractor.js';
 
 const SITE = 'http://127.0.0.1:1234';
 const pagesDir = new URL('../../fixtures/pages/', import.meta.url);

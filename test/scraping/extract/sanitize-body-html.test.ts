@@ -5,7 +5,7 @@ import { load } from 'cheerio';
 import type { AnyNode, Element } from 'domhandler';
 import fc from 'fast-check';
 import { extract } from '../../../src/scraping/extract/index.js';
-import { paragraphsHtml, sanitizeBodyHtml } from '../../../src/scraping/extract/sanitize-body-html.js';
+import { paragraphsHtml, sanitizeBodyHtml } from '../../../src/scraping/extract/article/sanitize-body-html.js';
 
 const PAGE = 'https://news.example/2024/story';
 

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { extract } from '../../../src/scraping/extract/index.js';
-import { stockFromText } from '../../../src/scraping/extract/stock-text.js';
+import { stockFromText } from '../../../src/scraping/extract/visible/stock-text.js';
 
 const page = (body: string, head = '') =>
   `<!doctype html><html><head><title>Shop</title>${head}</head><body><header><nav><a href="/">Home</a></nav></header><main>${body}</main></body></html>`;

@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { extract } from '../../../src/scraping/extract/index.js';
 import { parsePage } from '../../../src/scraping/extract/page.js';
-import { codeLabel } from '../../../src/scraping/extract/product-codes.js';
-import { splitPriceText } from '../../../src/scraping/extract/split-prices.js';
-import { stockFromText } from '../../../src/scraping/extract/stock-text.js';
-import { readVisible, type VisibleEvidence } from '../../../src/scraping/extract/visible-extractor.js';
+import { codeLabel } from '../../../src/scraping/extract/visible/product-codes.js';
+import { splitPriceText } from '../../../src/scraping/extract/visible/split-prices.js';
+import { stockFromText } from '../../../src/scraping/extract/visible/stock-text.js';
+import { readVisible, type VisibleEvidence } from '../../../src/scraping/extract/visible/visible-extractor.js';
 
 const PAGE_URL = 'http://shop.example/p/desk-tidy';
 
