@@ -1,6 +1,6 @@
 // A browser-like DOM of a page (linkedom), for the article body: Readability needs one, the rest of extraction does not.
 import { DOMParser } from 'linkedom';
-import { boundNesting } from './nesting-bound.js';
+import { boundNesting } from '../nesting-bound.js';
 
 /**
  * The few DOM members the article modules use, typed here because the project compiles without the

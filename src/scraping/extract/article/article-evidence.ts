@@ -1,7 +1,7 @@
 // What the visible page says about being an article: how much prose it holds and where, for the page classifier. One walk, no DOM beyond the parsed page.
 import type { AnyNode, Element } from 'domhandler';
-import { isElement, outermostArticles, visibleText } from './dom-helpers.js';
-import type { Page } from './page.js';
+import { isElement, outermostArticles, visibleText } from '../dom-helpers.js';
+import type { Page } from '../page.js';
 
 export interface ProseEvidence {
   /** A long article body: an <article> with 150+ words of paragraphs, or 250+ words of paragraphs with a byline or date outside comments. */

@@ -3,12 +3,12 @@ import { extractArticleBody, type ArticleBody } from './article-body.js';
 import { mergeArticle, type MergedArticle } from './article-merge.js';
 import { metaArticleExtractor, openGraphArticleExtractor } from './article-meta.js';
 import { visibleArticleExtractor } from './article-visible.js';
-import { absoluteUrl, cleanText } from './dom-helpers.js';
-import { normaliseUrl } from './merge.js';
-import type { Page } from './page.js';
+import { absoluteUrl, cleanText } from '../dom-helpers.js';
+import { normaliseUrl } from '../merge.js';
+import type { Page } from '../page.js';
 import { sanitizeBodyHtml } from './sanitize-body-html.js';
-import type { ArticleCandidate, ArticleCandidateView, ExplainedArticle, ExtractedArticle, PageExplanation, PageType, Source } from './types.js';
-import type { ArticleExtractor } from './extractor.js';
+import type { ArticleCandidate, ArticleCandidateView, ExplainedArticle, ExtractedArticle, PageExplanation, PageType, Source } from '../types.js';
+import type { ArticleExtractor } from '../extractor.js';
 
 export interface ArticleInputs {
   page: Page;

@@ -1,10 +1,10 @@
 // Extracts blog/news listings: repeated <article>s, or repeated list items/cards, each with a linked heading, and a summary, image and date when shown.
 import type { CheerioAPI } from 'cheerio';
 import type { AnyNode, Element } from 'domhandler';
-import { absoluteUrl, closestWithin, descendants, hasAncestorWithin, isElement, outermostArticles, textField, visibleText } from './dom-helpers.js';
-import type { Page } from './page.js';
-import type { ArticleCandidate, ArticleCandidateFields } from './types.js';
-import type { ArticleExtractor } from './extractor.js';
+import { absoluteUrl, closestWithin, descendants, hasAncestorWithin, isElement, outermostArticles, textField, visibleText } from '../dom-helpers.js';
+import type { Page } from '../page.js';
+import type { ArticleCandidate, ArticleCandidateFields } from '../types.js';
+import type { ArticleExtractor } from '../extractor.js';
 
 /** One linked heading is a page's own title; a listing repeats them. */
 const MIN_ARTICLES = 2;

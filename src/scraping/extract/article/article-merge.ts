@@ -1,10 +1,10 @@
 // The merge step for articles: candidates that describe the page's article become one, each field from the most trusted source that states it usably.
-import { textStats } from '../../text/text-stats.js';
-import { MAX_DESCRIPTION_CHARS, MAX_TITLE_CHARS, cleanText, truncate } from './dom-helpers.js';
+import { textStats } from '../../../text/text-stats.js';
+import { MAX_DESCRIPTION_CHARS, MAX_TITLE_CHARS, cleanText, truncate } from '../dom-helpers.js';
 import { authorNames, isoDate, languageTag, tagList } from './article-values.js';
-import { boundedLocator } from './merge.js';
+import { boundedLocator } from '../merge.js';
 import { paragraphsHtml } from './sanitize-body-html.js';
-import type { ArticleCandidate, ArticleFieldName, ArticleFields, ExplainedArticle, ExtractedArticle, FieldDecision, FieldProvenance, Source } from './types.js';
+import type { ArticleCandidate, ArticleFieldName, ArticleFields, ExplainedArticle, ExtractedArticle, FieldDecision, FieldProvenance, Source } from '../types.js';
 
 /**
  * Order of trust per field, most trusted first. Data the site publishes for machines (JSON-LD, microdata,

@@ -1,8 +1,8 @@
 // What a page's head says of its own article: Open Graph with its article:* tags, and (less trusted) Dublin Core, Twitter cards, plain meta, <html lang>, the canonical link.
-import { absoluteUrl, cleanText, visibleText } from './dom-helpers.js';
-import type { MetaTag, Page } from './page.js';
-import type { ArticleCandidate, ArticleCandidateFields, ArticleFieldName, Located } from './types.js';
-import type { ArticleExtractor } from './extractor.js';
+import { absoluteUrl, cleanText, visibleText } from '../dom-helpers.js';
+import type { MetaTag, Page } from '../page.js';
+import type { ArticleCandidate, ArticleCandidateFields, ArticleFieldName, Located } from '../types.js';
+import type { ArticleExtractor } from '../extractor.js';
 
 type TextField = Exclude<ArticleFieldName, 'authors' | 'tags' | 'body' | 'body_html' | 'image_url' | 'url'>;
 

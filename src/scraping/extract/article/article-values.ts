@@ -1,5 +1,5 @@
 // Article values as stored: dates as ISO 8601 (with the page's own offset), language tags, author names, tags; pure and linear.
-import { cleanText, truncate } from './dom-helpers.js';
+import { cleanText, truncate } from '../dom-helpers.js';
 
 const MONTHS: ReadonlyMap<string, number> = new Map(['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'].map((m, i) => [m, i + 1]));
 

@@ -1,9 +1,9 @@
 // What a reader sees of an article besides its text: the headline (h1), the byline (rel=author, a "byline" element), the dates shown in <time>.
 import type { AnyNode, Element } from 'domhandler';
-import { cleanText, isElement, visibleText } from './dom-helpers.js';
-import type { Page } from './page.js';
-import type { ArticleCandidate, ArticleCandidateFields } from './types.js';
-import type { ArticleExtractor } from './extractor.js';
+import { cleanText, isElement, visibleText } from '../dom-helpers.js';
+import type { Page } from '../page.js';
+import type { ArticleCandidate, ArticleCandidateFields } from '../types.js';
+import type { ArticleExtractor } from '../extractor.js';
 
 /** Regions whose dates and names belong to other texts: comments, reviews, related stories, sidebars. */
 const OTHER_TEXTS = /comment|review|related|recommend|sidebar|widget|teaser|promo|more-stories|popular|trending/i;

@@ -1,6 +1,6 @@
 // An article's body as HTML that is safe to show: an allowlist of text tags and attributes (sanitize-html), links and images made absolute http(s).
 import sanitizeHtml from 'sanitize-html';
-import { absoluteUrl } from './dom-helpers.js';
+import { absoluteUrl } from '../dom-helpers.js';
 
 /** What an article's text is written with; anything else is dropped and its text kept (or, for NEVER_TEXT, dropped too). */
 const TAGS = [

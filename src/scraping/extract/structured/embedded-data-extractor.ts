@@ -1,12 +1,12 @@
 // What a page embeds about its own product for its scripts and forms: the cart form's product id, data attributes, analytics and app state.
 import type { Element } from 'domhandler';
-import { cleanText } from './dom-helpers.js';
+import { cleanText } from '../dom-helpers.js';
 import { embeddedJson } from './embedded-json.js';
-import { namesPage, pageNames } from './main-heading.js';
-import type { Page } from './page.js';
-import { asIdentifier } from './product-codes.js';
-import type { Candidate, CandidateFields, Located } from './types.js';
-import type { Extractor } from './extractor.js';
+import { namesPage, pageNames } from '../visible/main-heading.js';
+import type { Page } from '../page.js';
+import { asIdentifier } from '../visible/product-codes.js';
+import type { Candidate, CandidateFields, Located } from '../types.js';
+import type { Extractor } from '../extractor.js';
 
 /** Names of hidden form fields that carry the product's id ("ASIN", "product_id", "adno"). */
 const ID_FIELD = /^(?:asin|sku|product[-_]?(?:id|code|sku|no|number)|products_id|productid|item[-_]?(?:id|no|number)|ad[-_]?(?:no|id)|article[-_]?(?:id|no|number))$/i;

@@ -1,6 +1,6 @@
 // JSON a page embeds for its own scripts (__NEXT_DATA__, window.__INITIAL_STATE__, dataLayer, Shopify's `var meta`), found and parsed within fixed bounds.
 import type { Element } from 'domhandler';
-import type { Page } from './page.js';
+import type { Page } from '../page.js';
 
 export interface EmbeddedJson {
   data: unknown;

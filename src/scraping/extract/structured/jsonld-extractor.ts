@@ -1,10 +1,10 @@
 // Reads <script type="application/ld+json"> blocks into schema.org items (with @id references resolved).
 import type { Element } from 'domhandler';
-import { decodeEntities } from './dom-helpers.js';
-import type { Page } from './page.js';
+import { decodeEntities } from '../dom-helpers.js';
+import type { Page } from '../page.js';
 import { readSchemaOrg, type SdoNode, type SdoReading, type SdoValue } from './schema-org.js';
-import type { Candidate } from './types.js';
-import type { Extractor } from './extractor.js';
+import type { Candidate } from '../types.js';
+import type { Extractor } from '../extractor.js';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };

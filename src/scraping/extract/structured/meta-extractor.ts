@@ -1,10 +1,10 @@
 // Reads what a page's head says of its own product: Open Graph (og:, product:) and, less trusted, Twitter cards and plain meta.
-import { parsePrice } from '../price.js';
-import { absoluteUrl, cleanText, visibleText } from './dom-helpers.js';
-import type { MetaTag, Page } from './page.js';
+import { parsePrice } from '../../price.js';
+import { absoluteUrl, cleanText, visibleText } from '../dom-helpers.js';
+import type { MetaTag, Page } from '../page.js';
 import { availabilityFromText, toGtin } from './schema-org.js';
-import type { Availability, Candidate, CandidateFields, Located } from './types.js';
-import type { Extractor } from './extractor.js';
+import type { Availability, Candidate, CandidateFields, Located } from '../types.js';
+import type { Extractor } from '../extractor.js';
 
 /** Tags read for each field, most specific first; the first present wins. */
 interface TagTable {

@@ -1,10 +1,10 @@
 // Reads HTML microdata (itemscope/itemtype/itemprop, itemref) into schema.org items.
 import type { AnyNode, Element } from 'domhandler';
-import { isElement, URL_ATTRIBUTES } from './dom-helpers.js';
-import type { Page } from './page.js';
+import { isElement, URL_ATTRIBUTES } from '../dom-helpers.js';
+import type { Page } from '../page.js';
 import { markupValue, readSchemaOrg, type SdoNode, type SdoReading, type SdoValue } from './schema-org.js';
-import type { Candidate } from './types.js';
-import type { Extractor } from './extractor.js';
+import type { Candidate } from '../types.js';
+import type { Extractor } from '../extractor.js';
 
 /** Item scopes read per page at most; each costs a walk of its subtree. */
 const MAX_ITEMS = 5000;

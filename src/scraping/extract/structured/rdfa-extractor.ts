@@ -1,10 +1,10 @@
 // Reads RDFa (Lite: vocab/typeof/property/resource, prefixed or full IRIs) into schema.org items.
 import type { Element } from 'domhandler';
-import { isElement, URL_ATTRIBUTES } from './dom-helpers.js';
-import type { Page } from './page.js';
+import { isElement, URL_ATTRIBUTES } from '../dom-helpers.js';
+import type { Page } from '../page.js';
 import { markupValue, readSchemaOrg, type SdoNode, type SdoReading, type SdoValue } from './schema-org.js';
-import type { Candidate } from './types.js';
-import type { Extractor } from './extractor.js';
+import type { Candidate } from '../types.js';
+import type { Extractor } from '../extractor.js';
 
 /** Typed resources read per page at most. */
 const MAX_ITEMS = 5000;

@@ -1,7 +1,7 @@
 // schema.org Article, NewsArticle, BlogPosting (and kin), however they were written, read into article candidates.
-import { cleanText } from './dom-helpers.js';
+import { cleanText } from '../dom-helpers.js';
 import { first, imageOf, nameOf, text, urlOf, urlValue, type SdoNode, type SdoValue } from './sdo-node.js';
-import type { ArticleCandidate, ArticleCandidateFields, Located, Source } from './types.js';
+import type { ArticleCandidate, ArticleCandidateFields, Located, Source } from '../types.js';
 
 /** Types whose node is an article (the Article family, and reviews, which are articles about a thing). */
 export const ARTICLE_TYPES: ReadonlySet<string> = new Set([

@@ -1,9 +1,9 @@
 // schema.org items, however they were written (JSON-LD, microdata, RDFa), read into product and article candidates one way.
-import { parsePrice } from '../price.js';
-import { absoluteUrl, cleanText } from './dom-helpers.js';
+import { parsePrice } from '../../price.js';
+import { absoluteUrl, cleanText } from '../dom-helpers.js';
 import { articleCandidate, isArticleNode } from './schema-article.js';
 import { first, has, imageOf, nameOf, text, urlOf, urlValue, type SdoNode, type SdoText, type SdoValue } from './sdo-node.js';
-import type { ArticleCandidate, Availability, Candidate, CandidateFields, Located, Source } from './types.js';
+import type { ArticleCandidate, Availability, Candidate, CandidateFields, Located, Source } from '../types.js';
 
 export { markupValue, type SdoNode, type SdoText, type SdoValue } from './sdo-node.js';
 

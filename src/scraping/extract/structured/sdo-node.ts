@@ -1,7 +1,7 @@
 // schema.org items as the three readers (JSON-LD, microdata, RDFa) build them, and the accessors every reading of them shares.
 import type { Element } from 'domhandler';
-import { absoluteUrl, cleanText, visibleText } from './dom-helpers.js';
-import type { Located } from './types.js';
+import { absoluteUrl, cleanText, visibleText } from '../dom-helpers.js';
+import type { Located } from '../types.js';
 
 /** A property value: text (with what the page showed, for microdata and RDFa) or a nested item. */
 export interface SdoText {

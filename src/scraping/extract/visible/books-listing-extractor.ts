@@ -1,9 +1,9 @@
 // Reads the books.toscrape.com listing layout: article.product_pod cards with the full title in h3 a[title].
 import type { Element } from 'domhandler';
-import { absoluteUrl, descendants, hasAncestorWithin, priceFromText, textField, visibleText, withFields } from './dom-helpers.js';
-import type { Page } from './page.js';
-import type { Candidate } from './types.js';
-import type { Extractor } from './extractor.js';
+import { absoluteUrl, descendants, hasAncestorWithin, priceFromText, textField, visibleText, withFields } from '../dom-helpers.js';
+import type { Page } from '../page.js';
+import type { Candidate } from '../types.js';
+import type { Extractor } from '../extractor.js';
 
 const hasClass = (el: Element, name: string): boolean => (el.attribs['class'] ?? '').split(/\s+/).includes(name);
 const isHeading3 = (el: Element): boolean => el.name === 'h3';

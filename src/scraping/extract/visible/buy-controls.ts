@@ -1,6 +1,6 @@
 // A page's own purchase controls ("Add to cart", "In den Warenkorb", "Купить", "장바구니", a cart form's submit), in the languages shops are written in.
 import type { AnyNode, Element } from 'domhandler';
-import { cleanText, isElement, visibleText } from './dom-helpers.js';
+import { cleanText, isElement, visibleText } from '../dom-helpers.js';
 
 /** Labels of controls that put this product in a cart or buy it now. */
 const BUY_LABEL = new RegExp(

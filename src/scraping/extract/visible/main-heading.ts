@@ -1,7 +1,7 @@
 // Which element titles a product page: the heading that names the page (its <title>, og:title), an h1, a "product-title"; never a card's title or a hidden template's.
 import type { Element } from 'domhandler';
-import { cleanText, visibleText } from './dom-helpers.js';
-import type { Page } from './page.js';
+import { cleanText, visibleText } from '../dom-helpers.js';
+import type { Page } from '../page.js';
 
 export interface HeadingCandidate {
   el: Element;

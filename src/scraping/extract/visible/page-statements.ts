@@ -1,11 +1,11 @@
 // What the page states beside its product, and how often: the stock line ("Currently unavailable") and the product code ("SKU: …").
 import type { AnyNode, Element } from 'domhandler';
 import { controlLabel, isDisabled } from './buy-controls.js';
-import { cleanText, distance, isElement, isInside, visibleText } from './dom-helpers.js';
-import type { Page } from './page.js';
+import { cleanText, distance, isElement, isInside, visibleText } from '../dom-helpers.js';
+import type { Page } from '../page.js';
 import { asIdentifier, codeLabel, markedCode } from './product-codes.js';
 import { stockFromText } from './stock-text.js';
-import type { Availability, Located } from './types.js';
+import type { Availability, Located } from '../types.js';
 
 /** Stock statements about a way to get the product (pickup, delivery) or another thing (chat), not its stock. */
 const OTHER_SUBJECT =

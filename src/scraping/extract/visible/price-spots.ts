@@ -1,7 +1,7 @@
 // Prices as a shopper sees them on a product page: which amounts are prices at all, which is paid now, which is the old one, and how the page labels them.
 import type { AnyNode, Element } from 'domhandler';
-import { parsePrice } from '../price.js';
-import { distance, isElement } from './dom-helpers.js';
+import { parsePrice } from '../../price.js';
+import { distance, isElement } from '../dom-helpers.js';
 
 export interface PriceSpot {
   el: Element;

@@ -1,10 +1,10 @@
 // Heuristic for shops without structured data: finds repeated "cards" (same tag and class) that each show a title and a price.
 import type { AnyNode, Element } from 'domhandler';
-import { parsePrice } from '../price.js';
-import { absoluteUrl, cleanText, closestWithin, descendants, hasAncestorWithin, isElement, priceFromText, textField, visibleText, withFields } from './dom-helpers.js';
-import type { Page } from './page.js';
-import type { Candidate } from './types.js';
-import type { Extractor } from './extractor.js';
+import { parsePrice } from '../../price.js';
+import { absoluteUrl, cleanText, closestWithin, descendants, hasAncestorWithin, isElement, priceFromText, textField, visibleText, withFields } from '../dom-helpers.js';
+import type { Page } from '../page.js';
+import type { Candidate } from '../types.js';
+import type { Extractor } from '../extractor.js';
 
 /** Fewer than this many priced cards is a coincidence, not a listing. */
 const MIN_PRICED_CARDS = 2;

@@ -1,10 +1,10 @@
 // Reads items with CSS selectors the caller supplied ({item, title, price, description?, link?}).
 import type { Cheerio } from 'cheerio';
 import type { AnyNode, Element } from 'domhandler';
-import { absoluteUrl, isElement, priceFromText, textField, visibleText, withFields } from './dom-helpers.js';
-import type { Page } from './page.js';
-import type { Candidate, Selectors } from './types.js';
-import type { Extractor } from './extractor.js';
+import { absoluteUrl, isElement, priceFromText, textField, visibleText, withFields } from '../dom-helpers.js';
+import type { Page } from '../page.js';
+import type { Candidate, Selectors } from '../types.js';
+import type { Extractor } from '../extractor.js';
 
 export const selectorsExtractor: Extractor = {
   source: 'selectors',

@@ -1,11 +1,11 @@
 // Reads the fields a user pinned for this site (site rules: a CSS selector or a JSON path per field), and which of them found nothing.
 import type { Element } from 'domhandler';
-import { absoluteUrl, cleanText, isElement, priceFromText, visibleText } from './dom-helpers.js';
-import { embeddedJson } from './embedded-json.js';
-import type { Page } from './page.js';
-import { availabilityFromText } from './schema-org.js';
+import { absoluteUrl, cleanText, isElement, priceFromText, visibleText } from '../dom-helpers.js';
+import { embeddedJson } from '../structured/embedded-json.js';
+import type { Page } from '../page.js';
+import { availabilityFromText } from '../structured/schema-org.js';
 import { stockFromText } from './stock-text.js';
-import { SITE_RULE_FIELDS, type Candidate, type CandidateFields, type SiteRuleField, type SiteRuleSpec } from './types.js';
+import { SITE_RULE_FIELDS, type Candidate, type CandidateFields, type SiteRuleField, type SiteRuleSpec } from '../types.js';
 
 export interface SiteRuleReading {
   /** The fields the rule found, as one candidate of the page's product; null when none was found. */

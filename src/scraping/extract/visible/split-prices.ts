@@ -1,6 +1,6 @@
 // Prices a shop writes across several elements: "€ <span>20,-</span>", "30,000<sub>원~</sub>", "$29<sup>99</sup>", "<span>1580</span><span>元</span>".
 import type { AnyNode, Element } from 'domhandler';
-import { cleanText, isElement, isInside } from './dom-helpers.js';
+import { cleanText, isElement, isInside } from '../dom-helpers.js';
 import { MAX_PRICE_CHARS, readPriceSpot, type PriceSpot } from './price-spots.js';
 
 /** An amount with at most a few characters around it: "99", "20,-", "€ 1,500", "30,000원~". */

@@ -1,5 +1,5 @@
 // What a shop's own words say about stock ("Currently unavailable", "Nicht verfügbar", "Agotado", "품절"), in the languages shops are written in.
-import type { Availability } from './types.js';
+import type { Availability } from '../types.js';
 
 /**
  * Phrases per availability, most specific first: "not available" must be read before "available",

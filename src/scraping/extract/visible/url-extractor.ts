@@ -1,7 +1,7 @@
 // The product code a shop writes into its own page address: Amazon's /dp/ASIN, eBay's /itm/123…, ?pid=…, a path that ends in the code.
-import type { Page } from './page.js';
-import type { Candidate, Located } from './types.js';
-import type { Extractor } from './extractor.js';
+import type { Page } from '../page.js';
+import type { Candidate, Located } from '../types.js';
+import type { Extractor } from '../extractor.js';
 
 interface UrlPattern {
   /** Where in the address, for the locator and explain. */

@@ -1,16 +1,16 @@
 // Reads the main product of a product page from what a shopper sees: the title, the buy box and its price, the stock line, the product code.
 import type { AnyNode, Element } from 'domhandler';
 import { isBuyControl, purchasePoints, siteOf } from './buy-controls.js';
-import { absoluteUrl, cleanText, commonAncestor, distance, isElement, priceFromText, textField, visibleText, withFields } from './dom-helpers.js';
+import { absoluteUrl, cleanText, commonAncestor, distance, isElement, priceFromText, textField, visibleText, withFields } from '../dom-helpers.js';
 import { chooseHeading, namesPage, pageNames, type HeadingCandidate } from './main-heading.js';
-import type { Page } from './page.js';
+import type { Page } from '../page.js';
 import { choosePrice, isPriceMarked, MAX_PRICE_CHARS, type PriceSpot } from './price-spots.js';
 import { stockFromText } from './stock-text.js';
 import { isCodeMarked } from './product-codes.js';
 import { controlState, shownCode, stockStatement, type TextSpot } from './page-statements.js';
 import { addPriceSpot } from './split-prices.js';
-import type { Candidate, CandidateFields, Located } from './types.js';
-import type { Extractor } from './extractor.js';
+import type { Candidate, CandidateFields, Located } from '../types.js';
+import type { Extractor } from '../extractor.js';
 
 /** What the visible page shows, for the classifier and for the main product. */
 export interface VisibleEvidence {

@@ -1,9 +1,9 @@
 // A page that yielded nothing, looked at once more: is it a wall (a CAPTCHA, a bot check, a login, a rate limit) standing where the content was?
 import type { Element } from 'domhandler';
-import { PAGE_MARKERS } from '../../egress/site-walls.js';
-import type { Wall } from '../../problems.js';
-import { cleanText, isElement, visibleText } from './dom-helpers.js';
-import type { Page } from './page.js';
+import { PAGE_MARKERS } from '../../../egress/site-walls.js';
+import type { Wall } from '../../../problems.js';
+import { cleanText, isElement, visibleText } from '../dom-helpers.js';
+import type { Page } from '../page.js';
 
 /**
  * Visible characters outside the site's header, navigation and footer below which a page is "thin":
