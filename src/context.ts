@@ -15,6 +15,7 @@ import { createProductStore, type ProductStore } from './products/product-store.
 import { createPgBossQueue, type QueueTiming } from './queue/pgboss-queue.js';
 import type { Queue } from './queue/queue.js';
 import { createArticleRecorder } from './recording/article-recorder.js';
+import { createTrackingSystem, type TrackingSystem } from './tracking/tracking-system.js';
 import { createProductRecorder, type ProductRecorder } from './recording/product-recorder.js';
 import { createRunWriter, type RunWriter } from './recording/run-writer.js';
 import { createJsonbLogStore } from './scrape-logs/jsonb-log-store.js';
@@ -26,13 +27,6 @@ import { createExtractionPool, type PageExtractor } from './scraping/extract/poo
 import { withSiteRules } from './scraping/process-page.js';
 import { createPageLoader, type PageLoader } from './scraping/page-loader.js';
 import { createScraper, type Scraper } from './scraping/scrape-run.js';
-import { createArticleRevisions, type ArticleRevisions } from './tracking/article-revisions.js';
-import { createLiveEvents, type LiveEvents } from './tracking/live-events.js';
-import { createLiveFeed, type LiveFeed } from './tracking/live-feed.js';
-import { createTracker, type Tracker } from './tracking/tracking-store.js';
-import { createWebhookDeliveries, DELIVERY_POLICY, DELIVERY_QUEUE, type QueuedDelivery, type WebhookDeliveries } from './tracking/webhook-deliveries.js';
-import { createWebhookSender, type WebhookSender } from './tracking/webhook-sender.js';
-import { createWebhookStore, type WebhookStore } from './tracking/webhook-store.js';
 
 /**
  * The script that makes a new embedded database's files (the migrations and the queue's schema) in a
@@ -68,7 +62,7 @@ export interface Context {
   siteRules: SiteRuleStore;
   /** Alert rules, channels, firings and their delivery (alerts/). */
   alerts: AlertSystem;
-  tracking: { tracker: Tracker; revisions: ArticleRevisions; webhooks: WebhookStore; deliveries: WebhookDeliveries; live: LiveEvents; feed: LiveFeed; sender: WebhookSender };
+  tracking: TrackingSystem;
   /** The write path of products (recording/product-recorder.ts). */
   recorder: ProductRecorder;
   /** The one door for a run's writes (recording/run-writer.ts): products and articles in one transaction, published after it. */
@@ -103,21 +97,18 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const queue = createPgBossQueue({ db, schema: config.jobs.queueSchema, ...(logger ? { logger } : {}), ...options.queueTiming });
 
   // Tracking: history and events, webhooks and their deliveries, word to live streams.
-  const tracker = createTracker(db, { goneAfterRuns: config.tracking.goneAfterRuns });
-  const webhooks = createWebhookStore(db, { total: config.tracking.webhooksMax, perUrl: config.tracking.webhooksPerUrl });
-  queue.define(DELIVERY_QUEUE, DELIVERY_POLICY);
-  const deliveries = createWebhookDeliveries({ webhooks, queue });
-  const live = createLiveEvents();
-  const sender = createWebhookSender({
+  const tracking = createTrackingSystem({
     db,
-    webhooks,
-    deliveries,
-    retryDelaysMs: config.tracking.webhookRetryDelaysMs,
-    timeoutMs: config.tracking.webhookTimeoutMs,
-    allowPrivateNetworks: scrape.allowPrivateNetworks,
-    userAgent: scrape.userAgent,
+    queue,
+    settings: {
+      ...config.tracking,
+      allowPrivateNetworks: scrape.allowPrivateNetworks,
+      userAgent: scrape.userAgent,
+      concurrency: Math.max(2, Math.ceil(config.jobs.workerConcurrency / 2)),
+    },
     ...(logger ? { logger } : {}),
   });
+  const { tracker, webhooks, deliveries, live, revisions, sender } = tracking;
   const products = createProductStore(db);
   const tags = createTagStore(db);
   const alerts = createAlertSystem({
@@ -139,7 +130,6 @@ export async function createContext(config: Config, options: ContextOptions = {}
   });
   const recorder = createProductRecorder({ db, products, tracker, deliveries, tags, alerts: alerts.evaluator, live });
   const articles = createArticleStore(db);
-  const revisions = createArticleRevisions(db);
   const articleRecorder = createArticleRecorder({ articles, revisions, tracker, deliveries, tags });
   const writer = createRunWriter({ db, products: recorder, articles: articleRecorder, live });
 
@@ -215,7 +205,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     tags,
     siteRules,
     alerts,
-    tracking: { tracker, revisions, webhooks, deliveries, live, feed: createLiveFeed(tracker, live), sender },
+    tracking,
     recorder,
     writer,
     scraping: { fetcher, renderer, loader, extract, scraper },
@@ -232,7 +222,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
       await queue.start();
       if (!work) return;
       await jobs.work();
-      await queue.work<QueuedDelivery>(DELIVERY_QUEUE, { concurrency: Math.max(2, Math.ceil(config.jobs.workerConcurrency / 2)) }, (delivery) => sender.deliver(delivery));
+      await tracking.work();
       await alerts.work();
     },
     async drain(graceMs) {
@@ -240,7 +230,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
       await Promise.all([scraper.drain(graceMs), queue.stop(graceMs)]);
     },
     async close() {
-      await Promise.allSettled([fetcher.close(), renderer.close(), extraction.close(), posts.close(), sender.close(), alerts.close()]);
+      await Promise.allSettled([fetcher.close(), renderer.close(), extraction.close(), posts.close(), tracking.close(), alerts.close()]);
       if (options.logs === undefined) await logs.close();
       if (options.db === undefined) await db.close();
     },
