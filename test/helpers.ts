@@ -161,6 +161,43 @@ export async function mainServiceOn(
   return { app, context, config };
 }
 
+/** The main service of a suite on one backend, and what the suite opened beside it, closed together. */
+export interface OpenService extends Awaited<ReturnType<typeof mainServiceOn>> {
+  db: Database;
+  /** Closes `thing` (a fixture site, a receiver) after the service, before the database: returns it. */
+  own<T extends { close(): Promise<void> }>(thing: T): T;
+  /** Runs `fn` at close, after the service and before what the suite owns. */
+  onClose(fn: () => Promise<void>): void;
+  /** The service first (its handlers stop), then what the suite owns (last owned first), then the database. */
+  close(): Promise<void>;
+}
+
+/**
+ * A fresh database on `backend` with the main service on it (mainServiceOn: `env`, and with `work` its
+ * workers): what most suites open in `before` and close in `after`.
+ */
+export async function openService(backend: Backend, env: Record<string, string> = {}, options: { work?: boolean; queueTiming?: QueueTiming } = {}): Promise<OpenService> {
+  const db = await backend.open();
+  const first: Array<() => Promise<void>> = [];
+  const owned: Array<() => Promise<void>> = [];
+  const service = await mainServiceOn(db, { after: (fn) => first.unshift(fn) }, env, options);
+  return {
+    ...service,
+    db,
+    own(thing) {
+      owned.unshift(() => thing.close());
+      return thing;
+    },
+    onClose(fn) {
+      first.push(fn);
+    },
+    async close() {
+      for (const close of [...first.splice(0), ...owned.splice(0)]) await close();
+      await db.close();
+    },
+  };
+}
+
 /** Asserts an RFC 9457 problem answer with `status` and no stack trace; returns its parsed body. */
 export function assertProblem(res: { statusCode: number; headers: Record<string, unknown>; body: string }, status: number) {
   assert.equal(res.statusCode, status, res.body);

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { SMTPServer } from 'smtp-server';
 import type { Alert } from '../../src/alerts/rules/alert-api-schema.js';
-import { backends, mainServiceOn, warnIfNoPostgres } from '../helpers.js';
+import { backends, type mainServiceOn, warnIfNoPostgres, openService, type OpenService } from '../helpers.js';
 import { until } from '../wait.js';
 import { startReceiver, type Receiver } from './receiver.js';
 
@@ -16,25 +16,18 @@ for (const backend of backends()) {
   describe(`alerts end to end on ${backend.name}`, () => {
     let service: Service;
     let receiver: Receiver;
-    const closers: Array<() => Promise<void>> = [];
+    let opened: OpenService;
 
     before(async () => {
       receiver = await startReceiver();
-      const db = await backend.open();
-      closers.push(
-        () => db.close(),
-        () => receiver.close(),
-      );
-      service = await mainServiceOn(
-        db,
-        { after: (fn) => closers.unshift(fn) },
+      service = opened = await openService(
+        backend,
         { SCRAPE_ALLOW_PRIVATE_NETWORKS: 'true', ALERT_RETRY_DELAYS_MS: '50,50', PUBLIC_URL: 'https://prices.example' },
         { work: true },
       );
+      opened.own(receiver);
     });
-    after(async () => {
-      for (const close of closers) await close();
-    });
+    after(() => opened.close());
 
     const inject = (method: string, url: string, payload?: unknown) =>
       service.app.inject({ method: method as 'GET', url, ...(payload === undefined ? {} : { payload: payload as object }) });
@@ -143,7 +136,7 @@ for (const backend of backends()) {
 
     test('a failing channel is retried on its schedule, then disabled with its reason; GET /channels shows it', async () => {
       const failing = await startReceiver();
-      closers.unshift(() => failing.close());
+      opened.own(failing);
       failing.answer = { status: 503, body: 'upstream busy' };
       const channel = await created('/channels', { name: 'broken', config: { kind: 'gotify', server_url: `${failing.base}/gotify`, token: 'AgotifyS3cretTok' } });
       const product = await created('/products', { title: 'Kettle', price: 40, currency: 'EUR', availability: 'out_of_stock' });
@@ -184,7 +177,7 @@ for (const backend of backends()) {
 
     test('a 4xx is final: the channel is disabled after one attempt', async () => {
       const gone = await startReceiver();
-      closers.unshift(() => gone.close());
+      opened.own(gone);
       gone.answer = { status: 404, body: 'channel_not_found' };
       const channel = await created('/channels', { name: 'archived slack', config: { kind: 'slack', webhook_url: `${gone.base}/services/T0/B0/Zx9SecretSlackToken0123` } });
       const product = await created('/products', { title: 'Scale', price: 20, currency: 'EUR' });
@@ -219,7 +212,7 @@ for (const backend of backends()) {
         },
       });
       await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
-      closers.unshift(() => new Promise<void>((resolve) => smtp.close(() => resolve())));
+      opened.onClose(() => new Promise<void>((resolve) => smtp.close(() => resolve())));
       const port = (smtp.server.address() as AddressInfo).port;
       const channel = await created('/channels', {
         name: 'mail',

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { Alert } from '../../src/alerts/rules/alert-api-schema.js';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site.js';
-import { assertProblem, backends, mainServiceOn, warnIfNoPostgres } from '../helpers.js';
+import { assertProblem, backends, type mainServiceOn, warnIfNoPostgres, openService, type OpenService } from '../helpers.js';
 import { until } from '../wait.js';
 import { startReceiver, type Receiver } from './receiver.js';
 
@@ -37,31 +37,23 @@ for (const backend of backends()) {
     let receiver: Receiver;
     let hanging: Awaited<ReturnType<typeof startHangingServer>>;
     let site: FixtureSite;
-    const closers: Array<() => Promise<void>> = [];
+    let opened: OpenService;
 
     before(async () => {
       receiver = await startReceiver();
       hanging = await startHangingServer();
       site = await startFixtureSite({ catalogue: { pages: 1, perPage: 500 } });
-      const db = await backend.open();
-      closers.push(
-        () => db.close(),
-        () => receiver.close(),
-        () => hanging.close(),
-        () => site.close(),
-      );
-      service = await mainServiceOn(
-        db,
-        { after: (fn) => closers.unshift(fn) },
-        // Eight worker slots: four alert delivery handlers. A hanging delivery waits out ALERT_TIMEOUT_MS,
+      service = opened = await openService(
+        backend, // Eight worker slots: four alert delivery handlers. A hanging delivery waits out ALERT_TIMEOUT_MS,
         // far longer than any wait below.
         { SCRAPE_ALLOW_PRIVATE_NETWORKS: 'true', SCRAPE_OBEY_ROBOTS: 'false', ALERT_RULES_MAX: '300', ALERT_TIMEOUT_MS: '240000', WORKER_CONCURRENCY: '8' },
         { work: true },
       );
+      opened.own(receiver);
+      opened.own(hanging);
+      opened.own(site);
     });
-    after(async () => {
-      for (const close of closers) await close();
-    });
+    after(() => opened.close());
 
     const inject = (method: string, url: string, payload?: unknown) =>
       service.app.inject({ method: method as 'GET', url, ...(payload === undefined ? {} : { payload: payload as object }) });

@@ -1,7 +1,7 @@
 // /alert-rules, /channels and /alerts as the API contract: validation that names the field, Apprise URLs, secrets never shown, the address guard, previews from stored history.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { assertProblem, backends, mainServiceOn, warnIfNoPostgres } from '../helpers.js';
+import { assertProblem, backends, mainServiceOn, warnIfNoPostgres, openService, type OpenService } from '../helpers.js';
 import { startReceiver, type Receiver } from './receiver.js';
 
 warnIfNoPostgres();
@@ -13,24 +13,18 @@ for (const backend of backends()) {
     let app: Awaited<ReturnType<typeof mainServiceOn>>['app'];
     let guarded: Awaited<ReturnType<typeof mainServiceOn>>['app'];
     let receiver: Receiver;
-    const closers: Array<() => Promise<void>> = [];
+    let opened: OpenService;
 
     before(async () => {
       receiver = await startReceiver();
-      const db = await backend.open();
       const other = await backend.open();
-      closers.push(
-        () => db.close(),
-        () => other.close(),
-        () => receiver.close(),
-      );
-      app = (await mainServiceOn(db, { after: (fn) => closers.unshift(fn) }, { SCRAPE_ALLOW_PRIVATE_NETWORKS: 'true' })).app;
+      app = (opened = await openService(backend, { SCRAPE_ALLOW_PRIVATE_NETWORKS: 'true' })).app;
+      opened.own(other);
+      opened.own(receiver);
       // The default: private networks refused, for channels as for scrapes.
-      guarded = (await mainServiceOn(other, { after: (fn) => closers.unshift(fn) })).app;
+      guarded = (await mainServiceOn(other, { after: (fn) => opened.onClose(fn) })).app;
     });
-    after(async () => {
-      for (const close of closers) await close();
-    });
+    after(() => opened.close());
 
     const post = (url: string, payload: unknown, on = app) => on.inject({ method: 'POST', url, payload: payload as object });
 

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Alert } from '../../src/alerts/rules/alert-api-schema.js';
-import { assertProblem, backends, mainServiceOn, warnIfNoPostgres } from '../helpers.js';
+import { assertProblem, backends, type mainServiceOn, warnIfNoPostgres, openService, type OpenService } from '../helpers.js';
 import { until } from '../wait.js';
 import { startReceiver, type Receiver } from './receiver.js';
 
@@ -16,20 +16,14 @@ for (const backend of backends()) {
   describe(`POST /alerts/digests/send on ${backend.name}`, () => {
     let service: Service;
     let receiver: Receiver;
-    const closers: Array<() => Promise<void>> = [];
+    let opened: OpenService;
 
     before(async () => {
       receiver = await startReceiver();
-      const db = await backend.open();
-      closers.push(
-        () => db.close(),
-        () => receiver.close(),
-      );
-      service = await mainServiceOn(db, { after: (fn) => closers.unshift(fn) }, { SCRAPE_ALLOW_PRIVATE_NETWORKS: 'true', API_KEY: KEY }, { work: true });
+      service = opened = await openService(backend, { SCRAPE_ALLOW_PRIVATE_NETWORKS: 'true', API_KEY: KEY }, { work: true });
+      opened.own(receiver);
     });
-    after(async () => {
-      for (const close of closers) await close();
-    });
+    after(() => opened.close());
 
     const inject = (method: string, url: string, payload?: unknown) =>
       service.app.inject({ method: method as 'GET', url, headers: { authorization: `Bearer ${KEY}` }, ...(payload === undefined ? {} : { payload: payload as object }) });

@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Alert } from '../../src/alerts/rules/alert-api-schema.js';
 import type { OmnibusVerdict } from '../../src/alerts/rules/omnibus-check.js';
 import type { Database } from '../../src/db/database.js';
-import { backends, mainServiceOn, warnIfNoPostgres } from '../helpers.js';
+import { backends, type mainServiceOn, warnIfNoPostgres, openService, type OpenService } from '../helpers.js';
 import { until } from '../wait.js';
 import { startReceiver, type Receiver } from './receiver.js';
 
@@ -79,22 +79,16 @@ for (const backend of backends()) {
     let service: Service;
     let receiver: Receiver;
     let shop: Awaited<ReturnType<typeof startSaleShop>>;
-    const closers: Array<() => Promise<void>> = [];
+    let opened: OpenService;
 
     before(async () => {
       receiver = await startReceiver();
       shop = await startSaleShop({ raised: { price: 80, was: null }, honest: { price: 100, was: null } });
-      const db = await backend.open();
-      closers.push(
-        () => db.close(),
-        () => receiver.close(),
-        () => shop.close(),
-      );
-      service = await mainServiceOn(db, { after: (fn) => closers.unshift(fn) }, { SCRAPE_ALLOW_PRIVATE_NETWORKS: 'true', SCRAPE_OBEY_ROBOTS: 'false' }, { work: true });
+      service = opened = await openService(backend, { SCRAPE_ALLOW_PRIVATE_NETWORKS: 'true', SCRAPE_OBEY_ROBOTS: 'false' }, { work: true });
+      opened.own(receiver);
+      opened.own(shop);
     });
-    after(async () => {
-      for (const close of closers) await close();
-    });
+    after(() => opened.close());
 
     const inject = (method: string, url: string, payload?: unknown) =>
       service.app.inject({ method: method as 'GET', url, ...(payload === undefined ? {} : { payload: payload as object }) });

@@ -1,7 +1,7 @@
 // A service's Retry-After beats the alert backoff on each backend: a 429 or 503 asking for longer than ALERT_RETRY_DELAYS_MS gets its next attempt no earlier, as the delivery record and the queued retry show.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { backends, mainServiceOn, warnIfNoPostgres } from '../helpers.js';
+import { backends, type mainServiceOn, warnIfNoPostgres, openService, type OpenService } from '../helpers.js';
 import { until } from '../wait.js';
 import { startReceiver, type Receiver } from './receiver.js';
 
@@ -25,21 +25,15 @@ for (const backend of backends()) {
   describe(`Retry-After against the alert backoff on ${backend.name}`, () => {
     let service: Service;
     let receiver: Receiver;
-    const closers: Array<() => Promise<void>> = [];
+    let opened: OpenService;
 
     before(async () => {
       receiver = await startReceiver();
-      const db = await backend.open();
-      closers.push(
-        () => db.close(),
-        () => receiver.close(),
-      );
       // Retries 50 ms apart: any Retry-After of a second or more is the longer wait.
-      service = await mainServiceOn(db, { after: (fn) => closers.unshift(fn) }, { SCRAPE_ALLOW_PRIVATE_NETWORKS: 'true', ALERT_RETRY_DELAYS_MS: '50,50,50' }, { work: true });
+      service = opened = await openService(backend, { SCRAPE_ALLOW_PRIVATE_NETWORKS: 'true', ALERT_RETRY_DELAYS_MS: '50,50,50' }, { work: true });
+      opened.own(receiver);
     });
-    after(async () => {
-      for (const close of closers) await close();
-    });
+    after(() => opened.close());
 
     const created = async (url: string, payload: unknown) => {
       const res = await service.app.inject({ method: 'POST', url, payload: payload as object });

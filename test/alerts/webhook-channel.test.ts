@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Webhook as Verifier, WebhookVerificationError } from 'standardwebhooks';
 import type { Alert } from '../../src/alerts/rules/alert-api-schema.js';
-import { backends, mainServiceOn, warnIfNoPostgres } from '../helpers.js';
+import { backends, type mainServiceOn, warnIfNoPostgres, openService, type OpenService } from '../helpers.js';
 import { until } from '../wait.js';
 import { startReceiver, type Received, type Receiver } from './receiver.js';
 
@@ -20,25 +20,18 @@ for (const backend of backends()) {
   describe(`the webhook alert channel on ${backend.name}`, () => {
     let service: Service;
     let receiver: Receiver;
-    const closers: Array<() => Promise<void>> = [];
+    let opened: OpenService;
 
     before(async () => {
       receiver = await startReceiver();
-      const db = await backend.open();
-      closers.push(
-        () => db.close(),
-        () => receiver.close(),
-      );
-      service = await mainServiceOn(
-        db,
-        { after: (fn) => closers.unshift(fn) },
+      service = opened = await openService(
+        backend,
         { SCRAPE_ALLOW_PRIVATE_NETWORKS: 'true', ALERT_RETRY_DELAYS_MS: '50,50', PUBLIC_URL: 'https://prices.example' },
         { work: true },
       );
+      opened.own(receiver);
     });
-    after(async () => {
-      for (const close of closers) await close();
-    });
+    after(() => opened.close());
 
     const created = async (url: string, payload: unknown) => {
       const res = await service.app.inject({ method: 'POST', url, payload: payload as object });

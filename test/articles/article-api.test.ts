@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { Webhook as Verifier } from 'standardwebhooks';
 import type { Database } from '../../src/db/database.js';
 import type { App } from '../../src/http/base-app.js';
-import { assertProblem, backends, mainServiceOn, warnIfNoPostgres } from '../helpers.js';
+import { assertProblem, backends, warnIfNoPostgres, openService, type OpenService } from '../helpers.js';
 import { until } from '../wait.js';
 import { startNewsSite, storyText, type NewsSite, type Story } from './news-site.js';
 
@@ -107,23 +107,18 @@ for (const backend of backends()) {
     let site: NewsSite;
     let app: App;
     let db: Database;
-    const closers: Array<() => Promise<void>> = [];
+    let opened: OpenService;
     const scrape = (url: string, more: object = {}) => app.inject({ method: 'POST', url: '/scrape', payload: { url, ...more } });
     const events = async (query: string) =>
       (await app.inject({ url: `/events${query}` })).json() as Array<{ id: number; type: string; article_id: number | null; data: Record<string, unknown> }>;
 
     before(async () => {
       site = await startNewsSite(STORIES.map((s) => ({ ...s })));
-      db = await backend.open();
-      closers.push(
-        () => db.close(),
-        () => site.close(),
-      );
-      ({ app } = await mainServiceOn(db, { after: (fn) => closers.unshift(fn) }, ENV, { work: true }));
+      ({ app } = opened = await openService(backend, ENV, { work: true }));
+      opened.own(site);
+      db = opened.db;
     });
-    after(async () => {
-      for (const close of closers) await close();
-    });
+    after(() => opened.close());
 
     test('POST /scrape of a front page stores its teasers as articles without a body; a crawl reads each story and fills its text in', async () => {
       const res = await scrape(site.url);
@@ -384,7 +379,7 @@ for (const backend of backends()) {
 
     test('article events reach the live stream and a signed webhook, as product events do', async () => {
       const receiver = await startReceiver();
-      closers.unshift(() => receiver.close());
+      opened.own(receiver);
       const hook = (await app.inject({ method: 'POST', url: '/webhooks', payload: { url: receiver.url, events: ['article.created', 'article.updated'] } })).json();
       await app.listen({ port: 0, host: '127.0.0.1' });
       const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;

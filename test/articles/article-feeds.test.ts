@@ -7,7 +7,7 @@ import addFormats from 'ajv-formats';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { parseAtomFeed, parseJsonFeed, parseRssFeed } from 'feedsmith';
 import type { App } from '../../src/http/base-app.js';
-import { backends, assertProblem, mainServiceOn, warnIfNoPostgres } from '../helpers.js';
+import { backends, assertProblem, warnIfNoPostgres, openService, type OpenService } from '../helpers.js';
 import { startNewsSite, storyText, type NewsSite, type Story } from './news-site.js';
 
 warnIfNoPostgres();
@@ -90,7 +90,7 @@ for (const backend of backends()) {
   describe(`article feeds on ${backend.name}`, () => {
     let site: NewsSite;
     let app: App;
-    const closers: Array<() => Promise<void>> = [];
+    let opened: OpenService;
     const feed = (path: string) => app.inject({ url: path, headers: { host: 'aggregator.example:8000' } });
 
     before(async () => {
@@ -107,21 +107,15 @@ for (const backend of backends()) {
         },
         { ...STORY, slug: 'listed-only', title: 'Ferry timetable changes next week', published: '2024-03-01T12:00:00', listed: true },
       ]);
-      const db = await backend.open();
-      closers.push(
-        () => db.close(),
-        () => site.close(),
-      );
-      ({ app } = await mainServiceOn(db, { after: (fn) => closers.unshift(fn) }, { SCRAPE_ALLOW_PRIVATE_NETWORKS: 'true', ALLOWED_HOSTS: 'aggregator.example' }));
+      ({ app } = opened = await openService(backend, { SCRAPE_ALLOW_PRIVATE_NETWORKS: 'true', ALLOWED_HOSTS: 'aggregator.example' }));
+      opened.own(site);
       // The front page stores all three as entries; two stories are read, the third stays an entry without a body.
       for (const url of [site.url, site.storyUrl('storm'), site.storyUrl('hostile')]) {
         const res = await app.inject({ method: 'POST', url: '/scrape', payload: { url } });
         assert.equal(res.statusCode, 200, res.body);
       }
     });
-    after(async () => {
-      for (const close of closers) await close();
-    });
+    after(() => opened.close());
 
     test('Atom 1.0: well-formed, the elements RFC 4287 requires, exact ids and links, RFC 3339 dates; read back by two parsers', async () => {
       const res = await feed('/articles/feed.xml?site=127.0.0.1&limit=50');

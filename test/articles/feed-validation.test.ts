@@ -8,7 +8,7 @@ import { buildFeed, type FeedContext, type FeedFormat } from '../../src/articles
 import type { Article } from '../../src/articles/article-schema.js';
 import type { App } from '../../src/http/base-app.js';
 import type { Database } from '../../src/db/database.js';
-import { backends, mainServiceOn, warnIfNoPostgres } from '../helpers.js';
+import { backends, warnIfNoPostgres, openService, type OpenService } from '../helpers.js';
 import { startNewsSite, storyText } from './news-site.js';
 
 warnIfNoPostgres();
@@ -152,7 +152,7 @@ for (const backend of backends()) {
   describe(`article feeds with hostile stored text on ${backend.name}`, () => {
     let app: App;
     let db: Database;
-    const closers: Array<() => Promise<void>> = [];
+    let opened: OpenService;
     let id: number;
 
     before(async () => {
@@ -169,12 +169,9 @@ for (const backend of backends()) {
           tags: [],
         },
       ]);
-      db = await backend.open();
-      closers.push(
-        () => db.close(),
-        () => site.close(),
-      );
-      ({ app } = await mainServiceOn(db, { after: (fn) => closers.unshift(fn) }, { SCRAPE_ALLOW_PRIVATE_NETWORKS: 'true' }));
+      ({ app } = opened = await openService(backend, { SCRAPE_ALLOW_PRIVATE_NETWORKS: 'true' }));
+      opened.own(site);
+      db = opened.db;
       const res = await app.inject({ method: 'POST', url: '/scrape', payload: { url: site.storyUrl('talks') } });
       assert.equal(res.statusCode, 200, res.body);
       id = res.json().articles[0].id;
@@ -187,9 +184,7 @@ for (const backend of backends()) {
         [HOSTILE.replace('\u0000', '')],
       ]);
     });
-    after(async () => {
-      for (const close of closers) await close();
-    });
+    after(() => opened.close());
 
     for (const [format, path] of [
       ['atom', '/articles/feed.xml'],

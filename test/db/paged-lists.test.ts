@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Database } from '../../src/db/database.js';
 import { pagedList } from '../../src/db/paged-list.js';
 import type { App } from '../../src/http/base-app.js';
-import { backends, mainAppOn, warnIfNoPostgres } from '../helpers.js';
+import { backends, warnIfNoPostgres, openService, type OpenService } from '../helpers.js';
 
 warnIfNoPostgres();
 
@@ -12,16 +12,13 @@ for (const backend of backends()) {
   describe(`paged lists on ${backend.name}`, () => {
     let app: App;
     let db: Database;
-    const closers: Array<() => Promise<void>> = [];
+    let opened: OpenService;
 
     before(async () => {
-      db = await backend.open();
-      closers.push(() => db.close());
-      app = await mainAppOn(db, { after: (fn) => closers.unshift(fn) }, { SCRAPE_ALLOW_PRIVATE_NETWORKS: 'true' });
+      app = (opened = await openService(backend, { SCRAPE_ALLOW_PRIVATE_NETWORKS: 'true' })).app;
+      db = opened.db;
     });
-    after(async () => {
-      for (const close of closers) await close();
-    });
+    after(() => opened.close());
 
     const send = async (method: 'POST' | 'PUT', url: string, payload: object) => {
       const res = await app.inject({ method, url, payload });

@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Database } from '../../src/db/queryable.js';
 import type { App } from '../../src/http/base-app.js';
 import { AUTOTHROTTLE_START_DELAY_MS, createHostPace } from '../../src/jobs/host-politeness.js';
-import { backends, mainServiceOn, warnIfNoPostgres } from '../helpers.js';
+import { backends, warnIfNoPostgres, openService, type OpenService } from '../helpers.js';
 import { until } from '../wait.js';
 
 warnIfNoPostgres();
@@ -147,22 +147,19 @@ for (const backend of backends()) {
     describe(`crawl with AutoThrottle ${autothrottle ? 'on' : 'off'} on ${backend.name}`, () => {
       let app: App;
       let db: Database;
-      const closers: Array<() => Promise<void>> = [];
+      let opened: OpenService;
 
       before(async () => {
-        db = await backend.open();
-        closers.push(() => db.close());
         const env = {
           SCRAPE_ALLOW_PRIVATE_NETWORKS: 'true',
           WORKER_CONCURRENCY: '4',
           ...(autothrottle ? { CRAWL_AUTOTHROTTLE: 'true', CRAWL_AUTOTHROTTLE_TARGET_CONCURRENCY: '1' } : {}),
         };
-        const service = await mainServiceOn(db, { after: (fn) => closers.unshift(fn) }, env, { work: true, queueTiming: { retryDelaySeconds: 1 } });
+        const service = (opened = await openService(backend, env, { work: true, queueTiming: { retryDelaySeconds: 1 } }));
+        db = opened.db;
         app = service.app;
       });
-      after(async () => {
-        for (const close of closers) await close();
-      });
+      after(() => opened.close());
 
       const crawl = async (site: Host) => {
         const res = await app.inject({ method: 'POST', url: '/jobs', payload: { url: site.url, crawl: { max_pages: 50, sitemap: false } } });
@@ -182,7 +179,7 @@ for (const backend of backends()) {
       if (autothrottle) {
         test('a 429 with Retry-After: the page is asked again no sooner than the host said; about one request in flight on average; fast answers speed the host up again', async () => {
           const site = await startHost('/p/2');
-          closers.push(() => site.close());
+          opened.own(site);
           const job = await crawl(site);
           const log = JSON.stringify(site.requests);
           assert.equal(job.status, 'succeeded', JSON.stringify(job));
@@ -205,7 +202,7 @@ for (const backend of backends()) {
       } else {
         test('off, and without a Crawl-delay, a crawl reads and writes no pace: no host row, every page fetched', async () => {
           const site = await startHost('/p/2');
-          closers.push(() => site.close());
+          opened.own(site);
           const job = await crawl(site);
           assert.equal(job.status, 'succeeded', JSON.stringify(job));
           assert.equal(job.progress.pages_done, PAGES + 1);

@@ -8,7 +8,7 @@ import type { JobSystem } from '../../src/jobs/job-system.js';
 import { JOB_QUEUES, type QueuedPage } from '../../src/jobs/job-queues.js';
 import type { Queue } from '../../src/queue/queue.js';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site.js';
-import { backends, mainServiceOn, warnIfNoPostgres } from '../helpers.js';
+import { backends, warnIfNoPostgres, openService, type OpenService } from '../helpers.js';
 import { until } from '../wait.js';
 
 warnIfNoPostgres();
@@ -38,30 +38,26 @@ for (const backend of backends()) {
     let queue: Queue;
     let system: JobSystem;
     let queueSchema: string;
-    const closers: Array<() => Promise<void>> = [];
+    let opened: OpenService;
     const site = async (options: Parameters<typeof startFixtureSite>[0] = {}) => {
       const started = await startFixtureSite(options);
-      closers.push(() => started.close());
+      opened.own(started);
       return started;
     };
 
     before(async () => {
-      db = await backend.open();
-      closers.push(() => db.close());
-      const service = await mainServiceOn(
-        db,
-        { after: (fn) => closers.unshift(fn) },
+      const service = (opened = await openService(
+        backend,
         { SCRAPE_ALLOW_PRIVATE_NETWORKS: 'true', WORKER_CONCURRENCY: String(SLOTS) },
         { work: true, queueTiming: { retryDelaySeconds: 1 } },
-      );
+      ));
+      db = opened.db;
       app = service.app;
       queue = service.context.queue;
       system = service.context.jobs;
       queueSchema = service.config.jobs.queueSchema;
     });
-    after(async () => {
-      for (const close of closers) await close();
-    });
+    after(() => opened.close());
 
     const get = async (id: string): Promise<JobBody> => (await app.inject({ url: `/jobs/${id}` })).json();
     const crawl = async (body: object): Promise<string> => {

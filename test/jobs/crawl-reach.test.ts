@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import type { App } from '../../src/http/base-app.js';
 import { catalogueBooks } from '../fixtures/books-catalogue.js';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site.js';
-import { backends, mainServiceOn, warnIfNoPostgres } from '../helpers.js';
+import { backends, warnIfNoPostgres, openService, type OpenService } from '../helpers.js';
 import { until } from '../wait.js';
 
 warnIfNoPostgres();
@@ -16,20 +16,14 @@ for (const backend of backends()) {
   describe(`crawl reach on ${backend.name}`, () => {
     let site: FixtureSite;
     let app: App;
-    const closers: Array<() => Promise<void>> = [];
+    let opened: OpenService;
 
     before(async () => {
       site = await startFixtureSite({ catalogue: CATALOGUE, sitemap: false, categories: true });
-      const db = await backend.open();
-      closers.push(
-        () => db.close(),
-        () => site.close(),
-      );
-      ({ app } = await mainServiceOn(db, { after: (fn) => closers.unshift(fn) }, { SCRAPE_ALLOW_PRIVATE_NETWORKS: 'true', WORKER_CONCURRENCY: '4' }, { work: true }));
+      ({ app } = opened = await openService(backend, { SCRAPE_ALLOW_PRIVATE_NETWORKS: 'true', WORKER_CONCURRENCY: '4' }, { work: true }));
+      opened.own(site);
     });
-    after(async () => {
-      for (const close of closers) await close();
-    });
+    after(() => opened.close());
 
     test('a crawl without a sitemap follows the 50-page "next" chain to its end and fetches every book, whatever its categories', async () => {
       const res = await app.inject({ method: 'POST', url: '/jobs', payload: { url: `${site.url}books/`, crawl: { max_depth: 100, max_pages: 5000 } } });

@@ -8,7 +8,7 @@ import type { JobSystem } from '../../src/jobs/job-system.js';
 import type { Queue } from '../../src/queue/queue.js';
 import { catalogueBooks } from '../fixtures/books-catalogue.js';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site.js';
-import { assertProblem, backends, mainServiceOn, warnIfNoPostgres } from '../helpers.js';
+import { assertProblem, backends, warnIfNoPostgres, openService, type OpenService } from '../helpers.js';
 import { until } from '../wait.js';
 
 warnIfNoPostgres();
@@ -40,31 +40,25 @@ for (const backend of backends()) {
     let queue: Queue;
     let db: Database;
     let queueSchema: string;
-    const closers: Array<() => Promise<void>> = [];
+    let opened: OpenService;
 
     before(async () => {
       site = await startFixtureSite({ catalogue: { pages: 3, perPage: 20 } });
       slow = await startFixtureSite({ catalogue: { pages: 5, perPage: 20 }, latencyMs: 400 });
-      db = await backend.open();
-      closers.push(
-        () => db.close(),
-        () => site.close(),
-        () => slow.close(),
-      );
-      const service = await mainServiceOn(
-        db,
-        { after: (fn) => closers.unshift(fn) },
+      const service = (opened = await openService(
+        backend,
         { SCRAPE_ALLOW_PRIVATE_NETWORKS: 'true', DEMO_SITE_URL: `${site.url}books/`, WORKER_CONCURRENCY: String(SLOTS) },
         { work: true, queueTiming: TIMING },
-      );
+      ));
+      opened.own(site);
+      opened.own(slow);
+      db = opened.db;
       app = service.app;
       system = service.context.jobs;
       queue = service.context.queue;
       queueSchema = service.config.jobs.queueSchema;
     });
-    after(async () => {
-      for (const close of closers) await close();
-    });
+    after(() => opened.close());
 
     const get = async (id: string): Promise<JobBody> => (await app.inject({ url: `/jobs/${id}` })).json();
     const untilEnded = async (id: string, withinMs = 30_000): Promise<JobBody> => {
@@ -168,7 +162,7 @@ for (const backend of backends()) {
 
     test('DELETE /jobs/{id} stops a running crawl: of the pages claimed at the cancel, those on the wire store nothing, those waiting for a slot are never fetched; it keeps what it stored and its log says cancelled', async () => {
       const books = await startFixtureSite({ catalogue: { pages: 5, perPage: 20 } });
-      closers.unshift(() => books.close());
+      opened.own(books);
       // The start page is answered; every page after it is held unanswered, so that at the cancel the test
       // knows which pages are on the wire (all SLOTS fetch slots on held pages) and which wait for a slot.
       const held = books.hold((path) => path.startsWith('/books/') && path !== '/books/');

@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Database } from '../../src/db/database.js';
 import type { App } from '../../src/http/base-app.js';
 import { startFixtureSite } from '../fixtures/site.js';
-import { assertProblem, backends, mainServiceOn, warnIfNoPostgres } from '../helpers.js';
+import { assertProblem, backends, warnIfNoPostgres, openService, type OpenService } from '../helpers.js';
 import { until } from '../wait.js';
 
 warnIfNoPostgres();
@@ -15,23 +15,18 @@ for (const backend of backends()) {
     let db: Database;
     let queueSchema: string;
     let site: Awaited<ReturnType<typeof startFixtureSite>>;
-    const closers: Array<() => Promise<void>> = [];
+    let opened: OpenService;
 
     before(async () => {
       site = await startFixtureSite();
-      db = await backend.open();
-      closers.push(
-        () => db.close(),
-        () => site.close(),
-      );
       const env = { SCRAPE_ALLOW_PRIVATE_NETWORKS: 'true', SCRAPE_OBEY_ROBOTS: 'false', SCHEDULES_MAX: '20' };
-      const service = await mainServiceOn(db, { after: (fn) => closers.unshift(fn) }, env, { work: true, queueTiming: { cronSeconds: 1 } });
+      const service = (opened = await openService(backend, env, { work: true, queueTiming: { cronSeconds: 1 } }));
+      opened.own(site);
+      db = opened.db;
       app = service.app;
       queueSchema = service.config.jobs.queueSchema;
     });
-    after(async () => {
-      for (const close of closers) await close();
-    });
+    after(() => opened.close());
 
     const post = (payload: object) => app.inject({ method: 'POST', url: '/schedules', payload });
     /** The messages waiting in the schedules' queue, by schedule, with the time each waits for. */

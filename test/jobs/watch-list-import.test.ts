@@ -1,10 +1,9 @@
 // The watch-list import on each backend: CSV as people write it, the address guard per line, tags bounded per page, pages matched however spelled, all or nothing at SCHEDULES_MAX, and a megabyte read without holding the service.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Database } from '../../src/db/database.js';
 import type { App } from '../../src/http/base-app.js';
 import { readWatchList } from '../../src/jobs/watch-list-import.js';
-import { assertProblem, backends, mainAppOn, warnIfNoPostgres } from '../helpers.js';
+import { assertProblem, backends, warnIfNoPostgres, openService, type OpenService } from '../helpers.js';
 
 warnIfNoPostgres();
 
@@ -29,18 +28,13 @@ test('a megabyte of CSV is read in slices: other work runs between them', async 
 for (const backend of backends()) {
   describe(`watch-list import on ${backend.name}`, () => {
     let app: App;
-    let db: Database;
-    const closers: Array<() => Promise<void>> = [];
+    let opened: OpenService;
 
     before(async () => {
-      db = await backend.open();
-      closers.push(() => db.close());
       // Private networks refused (the default): every line's URL meets the address guard.
-      app = await mainAppOn(db, { after: (fn) => closers.unshift(fn) }, { SCHEDULES_MAX: '20' });
+      app = (opened = await openService(backend, { SCHEDULES_MAX: '20' })).app;
     });
-    after(async () => {
-      for (const close of closers) await close();
-    });
+    after(() => opened.close());
 
     const post = (body: string | Buffer, query = '') => app.inject({ method: 'POST', url: `/watch-lists/import${query}`, payload: body, headers: { 'content-type': 'text/csv' } });
     const count = async () => Number((await app.inject({ url: '/schedules?limit=1' })).headers['x-total-count']);

@@ -5,7 +5,7 @@ import type { InjectOptions } from 'fastify';
 import type { Database } from '../../src/db/database.js';
 import type { App } from '../../src/http/base-app.js';
 import { LIST_BATCH_ROWS } from '../../src/products/product-routes.js';
-import { assertProblem, backends, mainAppOn, warnIfNoPostgres } from '../helpers.js';
+import { assertProblem, backends, warnIfNoPostgres, openService, type OpenService } from '../helpers.js';
 
 warnIfNoPostgres();
 
@@ -65,15 +65,12 @@ for (const backend of backends()) {
   describe(`products API on ${backend.name}`, () => {
     let app: App;
     let db: Database;
-    const closers: Array<() => Promise<void>> = [];
+    let opened: OpenService;
     before(async () => {
-      db = await backend.open();
-      app = await mainAppOn(db, { after: (fn) => closers.push(fn) });
-      closers.push(() => db.close());
+      app = (opened = await openService(backend)).app;
+      db = opened.db;
     });
-    after(async () => {
-      for (const close of closers) await close();
-    });
+    after(() => opened.close());
 
     test('a 422 for a body of 80,000 unknown fields lists the first 20 and counts the rest, in a small answer', async () => {
       const payload: Record<string, unknown> = { title: 'x', price: 1 };

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Database } from '../../src/db/database.js';
 import type { Context } from '../../src/context.js';
-import { backends, mainServiceOn, warnIfNoPostgres } from '../helpers.js';
+import { backends, warnIfNoPostgres, openService, type OpenService } from '../helpers.js';
 
 warnIfNoPostgres();
 
@@ -27,15 +27,12 @@ for (const backend of backends()) {
   describe(`the run writer on ${backend.name}`, () => {
     let db: Database;
     let context: Context;
-    const closers: Array<() => Promise<void>> = [];
+    let opened: OpenService;
     before(async () => {
-      db = await backend.open();
-      closers.push(() => db.close());
-      ({ context } = await mainServiceOn(db, { after: (fn) => closers.unshift(fn) }));
+      ({ context } = opened = await openService(backend));
+      db = opened.db;
     });
-    after(async () => {
-      for (const close of closers) await close();
-    });
+    after(() => opened.close());
 
     const run = { id: 'run-1', source: 'https://shop.example/', kind: 'scrape' as const, tags: [] };
 

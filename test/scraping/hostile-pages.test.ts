@@ -10,7 +10,7 @@ import { UpstreamTimeout } from '../../src/problems.js';
 import type { PageExtractor } from '../../src/scraping/extract/pool.js';
 import { createScraper } from '../../src/scraping/scrape-run.js';
 import { renderCataloguePage } from '../fixtures/books-catalogue.js';
-import { assertProblem, backends, mainServiceOn, warnIfNoPostgres } from '../helpers.js';
+import { assertProblem, backends, mainServiceOn, warnIfNoPostgres, openService, type OpenService } from '../helpers.js';
 import { until } from '../wait.js';
 
 warnIfNoPostgres();
@@ -50,26 +50,21 @@ for (const backend of backends()) {
     let context: Context;
     let db: Database;
     let site: Awaited<ReturnType<typeof startSite>>;
-    const closers: Array<() => Promise<void>> = [];
+    let opened: OpenService;
 
     before(async () => {
       site = await startSite();
-      db = await backend.open();
-      closers.push(
-        () => db.close(),
-        () => site.close(),
-      );
       const env = { SCRAPE_ALLOW_PRIVATE_NETWORKS: 'true', SCRAPE_OBEY_ROBOTS: 'false', EXTRACT_THREADS: '1' };
       // The shortest run deadline there is, and a page timeout far past it: a page never answered meets the deadline first.
-      const hasty = await mainServiceOn(db, { after: (fn) => closers.unshift(fn) }, { ...env, SCRAPE_RUN_DEADLINE_MS: '1000', SCRAPE_TIMEOUT_MS: '90000' }, { work: true });
+      const hasty = (opened = await openService(backend, { ...env, SCRAPE_RUN_DEADLINE_MS: '1000', SCRAPE_TIMEOUT_MS: '90000' }, { work: true }));
+      opened.own(site);
+      db = opened.db;
       app = hasty.app;
       context = hasty.context;
       // The default deadline and a long page timeout: a thread started afresh on a busy machine takes its time.
-      patient = (await mainServiceOn(db, { after: (fn) => closers.unshift(fn) }, { ...env, SCRAPE_TIMEOUT_MS: '90000' })).app;
+      patient = (await mainServiceOn(db, { after: (fn) => opened.onClose(fn) }, { ...env, SCRAPE_TIMEOUT_MS: '90000' })).app;
     });
-    after(async () => {
-      for (const close of closers) await close();
-    });
+    after(() => opened.close());
 
     const scrape = (body: object, on = app) => on.inject({ method: 'POST', url: '/scrape', payload: body });
     const logOf = async (id: string) => (await app.inject({ url: `/scrape-logs/${id}` })).json();

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { App } from '../../src/http/base-app.js';
 import { storyPage, storyText } from '../articles/news-site.js';
-import { assertProblem, backends, mainServiceOn, warnIfNoPostgres } from '../helpers.js';
+import { assertProblem, backends, mainServiceOn, warnIfNoPostgres, openService, type OpenService } from '../helpers.js';
 
 warnIfNoPostgres();
 
@@ -47,7 +47,7 @@ for (const backend of backends()) {
     let capped: App;
     let pageUrl = '';
     let size = 0;
-    const closers: Array<() => Promise<void>> = [];
+    let opened: OpenService;
 
     before(async () => {
       let page = '';
@@ -56,16 +56,14 @@ for (const backend of backends()) {
       pageUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/news/harbour-wall`;
       page = bigStoryPage(pageUrl);
       size = Buffer.byteLength(page);
-      closers.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
-      const db = await backend.open();
-      closers.push(() => db.close());
       const env = { SCRAPE_ALLOW_PRIVATE_NETWORKS: 'true', SCRAPE_OBEY_ROBOTS: 'false', SCRAPE_TIMEOUT_MS: '60000' };
-      app = (await mainServiceOn(db, { after: (fn) => closers.unshift(fn) }, env)).app;
-      capped = (await mainServiceOn(db, { after: (fn) => closers.unshift(fn) }, { ...env, SCRAPE_MAX_BODY_BYTES: '1048576' })).app;
+      opened = await openService(backend, env);
+      app = opened.app;
+      opened.own({ close: () => new Promise<void>((resolve) => server.close(() => resolve())) });
+      const db = opened.db;
+      capped = (await mainServiceOn(db, { after: (fn) => opened.onClose(fn) }, { ...env, SCRAPE_MAX_BODY_BYTES: '1048576' })).app;
     });
-    after(async () => {
-      for (const close of closers) await close();
-    });
+    after(() => opened.close());
 
     test('a 5.3 MB article page is read under the default cap and its article stored', async () => {
       assert.ok(size > 5 * 1024 * 1024 && size < 5_500_000, `the page is ${size} bytes, over the old 5 MiB cap`);

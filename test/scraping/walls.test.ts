@@ -3,12 +3,11 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import type { Database } from '../../src/db/database.js';
 import { wallOfAnswer } from '../../src/egress/site-walls.js';
 import type { App } from '../../src/http/base-app.js';
 import { extract } from '../../src/scraping/extract/index.js';
 import { type Answer, NOT_WALLS, startWallSite, WALLS } from '../fixtures/walls.js';
-import { assertProblem, backends, mainServiceOn, noChromium, warnIfNoPostgres } from '../helpers.js';
+import { assertProblem, backends, noChromium, warnIfNoPostgres, openService, type OpenService } from '../helpers.js';
 import { until } from '../wait.js';
 
 warnIfNoPostgres();
@@ -57,26 +56,19 @@ async function startSwitchingShop() {
 for (const backend of backends()) {
   describe(`blocked runs on ${backend.name}`, () => {
     let app: App;
-    let db: Database;
     let site: Awaited<ReturnType<typeof startWallSite>>;
     let shop: Awaited<ReturnType<typeof startSwitchingShop>>;
-    const closers: Array<() => Promise<void>> = [];
+    let opened: OpenService;
 
     before(async () => {
       site = await startWallSite();
       shop = await startSwitchingShop();
-      db = await backend.open();
-      closers.push(
-        () => db.close(),
-        () => site.close(),
-        () => shop.close(),
-      );
       const env = { SCRAPE_ALLOW_PRIVATE_NETWORKS: 'true', SCRAPE_OBEY_ROBOTS: 'false', GONE_AFTER_RUNS: '2', CHROMIUM_PATH: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium' };
-      ({ app } = await mainServiceOn(db, { after: (fn) => closers.unshift(fn) }, env, { work: true }));
+      ({ app } = opened = await openService(backend, env, { work: true }));
+      opened.own(site);
+      opened.own(shop);
     });
-    after(async () => {
-      for (const close of closers) await close();
-    });
+    after(() => opened.close());
 
     const scrape = (payload: object) => app.inject({ method: 'POST', url: '/scrape', payload });
 

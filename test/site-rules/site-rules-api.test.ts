@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site.js';
-import { assertProblem, backends, mainServiceOn, warnIfNoPostgres } from '../helpers.js';
+import { assertProblem, backends, type mainServiceOn, warnIfNoPostgres, openService, type OpenService } from '../helpers.js';
 import { until } from '../wait.js';
 
 warnIfNoPostgres();
@@ -13,20 +13,14 @@ for (const backend of backends()) {
   describe(`site rules on ${backend.name}`, () => {
     let app: Awaited<ReturnType<typeof mainServiceOn>>['app'];
     let site: FixtureSite;
-    const closers: Array<() => Promise<void>> = [];
+    let opened: OpenService;
 
     before(async () => {
       site = await startFixtureSite();
-      const db = await backend.open();
-      closers.push(
-        () => db.close(),
-        () => site.close(),
-      );
-      app = (await mainServiceOn(db, { after: (fn) => closers.unshift(fn) }, { SCRAPE_ALLOW_PRIVATE_NETWORKS: 'true', SCRAPE_OBEY_ROBOTS: 'false' }, { work: true })).app;
+      app = (opened = await openService(backend, { SCRAPE_ALLOW_PRIVATE_NETWORKS: 'true', SCRAPE_OBEY_ROBOTS: 'false' }, { work: true })).app;
+      opened.own(site);
     });
-    after(async () => {
-      for (const close of closers) await close();
-    });
+    after(() => opened.close());
 
     const send = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown) =>
       app.inject({ method, url, ...(payload === undefined ? {} : { payload: payload as object }) });

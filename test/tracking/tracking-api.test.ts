@@ -8,7 +8,7 @@ import type { Database } from '../../src/db/database.js';
 import type { App } from '../../src/http/base-app.js';
 import type { HistoryPoint, StoredEvent } from '../../src/tracking/tracking-store.js';
 import { startFixtureSite } from '../fixtures/site.js';
-import { assertProblem, backends, mainServiceOn, warnIfNoPostgres } from '../helpers.js';
+import { assertProblem, backends, mainServiceOn, warnIfNoPostgres, openService, type OpenService } from '../helpers.js';
 import { until } from '../wait.js';
 
 warnIfNoPostgres();
@@ -97,26 +97,21 @@ for (const backend of backends()) {
     let app: App;
     let db: Database;
     let scheduleId: string;
-    const closers: Array<() => Promise<void>> = [];
+    let opened: OpenService;
     const ids: Record<string, number> = {};
     let startedAt: string;
 
     before(async () => {
       shop = await startShop();
-      db = await backend.open();
-      closers.push(
-        () => db.close(),
-        () => shop.close(),
-      );
-      const service = await mainServiceOn(db, { after: (fn) => closers.unshift(fn) }, ENV, { work: true, queueTiming: { retryDelaySeconds: 1 } });
+      const service = (opened = await openService(backend, ENV, { work: true, queueTiming: { retryDelaySeconds: 1 } }));
+      opened.own(shop);
+      db = opened.db;
       app = service.app;
       const schedule = await app.inject({ method: 'POST', url: '/schedules', payload: { name: 'lamps daily', cron: '0 6 * * *', job: { url: shop.url } } });
       assert.equal(schedule.statusCode, 201, schedule.body);
       scheduleId = schedule.json().id;
     });
-    after(async () => {
-      for (const close of closers) await close();
-    });
+    after(() => opened.close());
 
     /** One run of the schedule, as its calendar would start it; answers the ended job. */
     const scheduledRun = async (): Promise<{ id: string; status: string; log_ids: string[] }> => {
@@ -436,7 +431,7 @@ for (const backend of backends()) {
 
     test('webhooks: a receiver failing twice gets three signed attempts (same webhook-id), one success, all recorded; redelivery', async () => {
       const flaky = await startReceiver([500, 503, 204]);
-      closers.unshift(() => flaky.close());
+      opened.own(flaky);
       const made = await app.inject({ method: 'POST', url: '/webhooks', payload: { url: flaky.url, events: ['price.changed'], filter: { product_ids: [ids.A] } } });
       assert.equal(made.statusCode, 201, made.body);
       const hook = made.json();
@@ -483,7 +478,7 @@ for (const backend of backends()) {
 
     test('webhooks: a receiver that never answers is disabled after the last attempt, with the reason; PATCH enables it again', async () => {
       const silent = await startReceiver(['hang']);
-      closers.unshift(() => silent.close());
+      opened.own(silent);
       const hook = (
         await app.inject({ method: 'POST', url: '/webhooks', payload: { url: silent.url, events: ['*'], secret: `whsec_${Buffer.alloc(24, 7).toString('base64')}` } })
       ).json();
@@ -506,7 +501,7 @@ for (const backend of backends()) {
 
     test('a product made through the API has the same first state and product.created event whether a webhook wants it (a transaction that queues the delivery) or not (one statement)', async () => {
       const receiver = await startReceiver([204]);
-      closers.unshift(() => receiver.close());
+      opened.own(receiver);
       const make = async (title: string) => {
         const source = `https://shop.example/p/${title.replace(/ /g, '-')}`;
         const res = await app.inject({ method: 'POST', url: '/products', payload: { title, price: 12.5, currency: 'EUR', availability: 'in_stock', source_url: source } });
@@ -548,7 +543,7 @@ for (const backend of backends()) {
           JSON.stringify(problem.errors),
         );
       }
-      const guarded = await mainServiceOn(db, { after: (fn) => closers.unshift(fn) }, { ...ENV, SCRAPE_ALLOW_PRIVATE_NETWORKS: 'false' });
+      const guarded = await mainServiceOn(db, { after: (fn) => opened.onClose(fn) }, { ...ENV, SCRAPE_ALLOW_PRIVATE_NETWORKS: 'false' });
       for (const url of ['http://127.0.0.1:9/hook', 'http://10.0.0.8/hook', 'http://[::1]/hook', 'http://169.254.169.254/latest']) {
         assertProblem(await guarded.app.inject({ method: 'POST', url: '/webhooks', payload: { url, events: ['*'] } }), 422);
       }
@@ -605,7 +600,7 @@ for (const backend of backends()) {
       // Away: three changes, one written by another process's store (no in-process signal, found by polling).
       await change(ids.A!, 10.5);
       await change(ids.B!, 7.5);
-      const other = await mainServiceOn(db, { after: (fn) => closers.unshift(fn) }, ENV);
+      const other = await mainServiceOn(db, { after: (fn) => opened.onClose(fn) }, ENV);
       await other.app.inject({ method: 'PATCH', url: `/products/${ids.C}`, payload: { price: 4 } });
       // Back, resuming from the last id received.
       const resumed = (await open({ 'last-event-id': seen.at(-1)!.id })).events(4);

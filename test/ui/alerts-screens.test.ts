@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 import type { App } from '../../src/http/base-app.js';
 import { startReceiver, type Receiver } from '../alerts/receiver.js';
-import { dashboardBackends, chromiumPath, mainServiceOn, noChromium, warnIfNoPostgres } from '../helpers.js';
+import { dashboardBackends, chromiumPath, noChromium, warnIfNoPostgres, openService, type OpenService } from '../helpers.js';
 import { until } from '../wait.js';
 import { axeFindings, settled, watchedPage } from './browser-checks.js';
 
@@ -21,7 +21,7 @@ for (const backend of dashboardBackends()) {
     let context: BrowserContext;
     let receiver: Receiver;
     let failing: Receiver;
-    const closers: Array<() => Promise<void>> = [];
+    let opened: OpenService;
     const inject = (method: string, url: string, payload?: unknown) =>
       app.inject({ method: method as 'GET', url, ...(payload === undefined ? {} : { payload: payload as object }) });
 
@@ -29,18 +29,14 @@ for (const backend of dashboardBackends()) {
       receiver = await startReceiver();
       failing = await startReceiver();
       failing.answer = { status: 503, body: 'down' };
-      const db = await backend.open();
-      closers.push(
-        () => db.close(),
-        () => receiver.close(),
-        () => failing.close(),
-      );
-      const service = await mainServiceOn(db, { after: (fn) => closers.unshift(fn) }, { SCRAPE_ALLOW_PRIVATE_NETWORKS: 'true', ALERT_RETRY_DELAYS_MS: '20' }, { work: true });
+      const service = (opened = await openService(backend, { SCRAPE_ALLOW_PRIVATE_NETWORKS: 'true', ALERT_RETRY_DELAYS_MS: '20' }, { work: true }));
+      opened.own(receiver);
+      opened.own(failing);
       app = service.app;
       await app.listen({ port: 0, host: '127.0.0.1' });
       origin = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
       browser = await chromium.launch({ executablePath: chromiumPath!, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
-      closers.unshift(() => browser.close());
+      opened.own(browser);
       context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
       // Product 1 with a history of drops, for previews; and a channel that fails, to be disabled.
       assert.equal((await inject('POST', '/products', { title: 'Espresso machine', price: 300, currency: 'EUR', availability: 'in_stock' })).statusCode, 201);
@@ -57,9 +53,7 @@ for (const backend of dashboardBackends()) {
       await until('the failing channel to be disabled', async () => (await inject('GET', `/channels/${broken.id}`)).json().enabled === false);
       await inject('PATCH', '/products/1', { availability: 'in_stock' });
     });
-    after(async () => {
-      for (const close of closers) await close();
-    });
+    after(() => opened.close());
 
     test('every alerts screen loads with no console error and no request leaving the machine; the tabs move between them', async () => {
       const { page, problems, outside } = await watchedPage(context, origin);

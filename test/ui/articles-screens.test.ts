@@ -6,7 +6,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import type { Database } from '../../src/db/database.js';
 import type { App } from '../../src/http/base-app.js';
 import { startNewsSite, storyText, type NewsSite, type Story } from '../articles/news-site.js';
-import { dashboardBackends, chromiumPath, mainServiceOn, noChromium, warnIfNoPostgres } from '../helpers.js';
+import { dashboardBackends, chromiumPath, noChromium, warnIfNoPostgres, openService, type OpenService } from '../helpers.js';
 import { axeFindings, settled, watchedPage } from './browser-checks.js';
 
 warnIfNoPostgres();
@@ -82,20 +82,17 @@ for (const backend of dashboardBackends()) {
     let browser: Browser;
     let context: BrowserContext;
     const ids: Record<string, number> = {};
-    const closers: Array<() => Promise<void>> = [];
+    let opened: OpenService;
 
     before(async () => {
       site = await startNewsSite(STORIES.map((s) => ({ ...s })));
-      db = await backend.open();
-      closers.push(
-        () => db.close(),
-        () => site.close(),
-      );
-      ({ app } = await mainServiceOn(db, { after: (fn) => closers.unshift(fn) }, { SCRAPE_ALLOW_PRIVATE_NETWORKS: 'true' }));
+      ({ app } = opened = await openService(backend, { SCRAPE_ALLOW_PRIVATE_NETWORKS: 'true' }));
+      opened.own(site);
+      db = opened.db;
       await app.listen({ port: 0, host: '127.0.0.1' });
       origin = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
       browser = await chromium.launch({ executablePath: chromiumPath!, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
-      closers.unshift(() => browser.close());
+      opened.own(browser);
       context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
       // The front page's teasers, then each story read; the sea wall story then edited once (a second revision).
       await app.inject({ method: 'POST', url: '/scrape', payload: { url: site.url } });
@@ -111,9 +108,7 @@ for (const backend of dashboardBackends()) {
       ids.raw = (await app.inject({ method: 'POST', url: '/scrape', payload: { url: site.storyUrl('raw') } })).json().articles[0].id;
       await db.query('UPDATE articles SET body_html = $1 WHERE id = $2', [HOSTILE_HTML, ids.raw]);
     });
-    after(async () => {
-      for (const close of closers) await close();
-    });
+    after(() => opened.close());
 
     test("Articles: search in the article's language, filters and sort through the URL, paging; a row opens the article; feed links follow the filters", async () => {
       const { page, problems, outside } = await watchedPage(context, origin);

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { chromium, type Browser } from 'playwright-core';
 import type { App } from '../../src/http/base-app.js';
-import { dashboardBackends, chromiumPath, mainServiceOn, noChromium, warnIfNoPostgres } from '../helpers.js';
+import { dashboardBackends, chromiumPath, noChromium, warnIfNoPostgres, openService, type OpenService } from '../helpers.js';
 
 warnIfNoPostgres();
 
@@ -30,20 +30,16 @@ for (const backend of dashboardBackends()) {
     let app: App;
     let origin: string;
     let browser: Browser;
-    const closers: Array<() => Promise<void>> = [];
+    let opened: OpenService;
 
     before(async () => {
-      const db = await backend.open();
-      closers.push(() => db.close());
-      app = (await mainServiceOn(db, { after: (fn) => closers.unshift(fn) })).app;
+      app = (opened = await openService(backend)).app;
       await app.listen({ port: 0, host: '127.0.0.1' });
       origin = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
       browser = await chromium.launch({ executablePath: chromiumPath!, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
-      closers.unshift(() => browser.close());
+      opened.own(browser);
     });
-    after(async () => {
-      for (const close of closers) await close();
-    });
+    after(() => opened.close());
 
     test('an unclosed right-to-left override in a title stays in the title: the brand beside it still reads left to right', async () => {
       const made = await app.inject({ method: 'POST', url: '/products', payload: { title: 'Lamp \u202Eevil', brand: 'ACME', price: 10, currency: 'EUR' } });

@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 import type { App } from '../../src/http/base-app.js';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site.js';
-import { dashboardBackends, chromiumPath, mainServiceOn, noChromium, warnIfNoPostgres } from '../helpers.js';
+import { dashboardBackends, chromiumPath, mainServiceOn, noChromium, warnIfNoPostgres, openService, type OpenService } from '../helpers.js';
 import { startWallSite } from '../fixtures/walls.js';
 import { until } from '../wait.js';
 import { axeFindings, settled, watchedPage } from './browser-checks.js';
@@ -24,27 +24,22 @@ for (const backend of dashboardBackends()) {
     let origin: string;
     let browser: Browser;
     let context: BrowserContext;
-    const closers: Array<() => Promise<void>> = [];
+    let opened: OpenService;
 
     before(async () => {
       site = await startFixtureSite({ catalogue: { pages: 2, perPage: 6 } });
-      const db = await backend.open();
-      closers.push(
-        () => db.close(),
-        () => site.close(),
-      );
-      const service = await mainServiceOn(
-        db,
-        { after: (fn) => closers.unshift(fn) },
+      const service = (opened = await openService(
+        backend,
         { SCRAPE_ALLOW_PRIVATE_NETWORKS: 'true', SCRAPE_OBEY_ROBOTS: 'false', DEMO_SITE_URL: `${site.url}books/` },
         { work: true },
-      );
+      ));
+      opened.own(site);
       app = service.app;
       await app.listen({ port: 0, host: '127.0.0.1' });
       origin = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
       // The browser loads only this test's own service: no untrusted page, so no need for its sandbox (refused as root).
       browser = await chromium.launch({ executablePath: executablePath!, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
-      closers.unshift(() => browser.close());
+      opened.own(browser);
       context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
       // A product with a history of four states: made, then its price and stock changed through the API.
       const post = (method: 'POST' | 'PATCH', url: string, payload: object) => app.inject({ method, url, payload });
@@ -53,9 +48,7 @@ for (const backend of dashboardBackends()) {
       await post('PATCH', '/products/1', { availability: 'out_of_stock' });
       await post('PATCH', '/products/1', { availability: 'in_stock', price: 27.5 });
     });
-    after(async () => {
-      for (const close of closers) await close();
-    });
+    after(() => opened.close());
 
     test('every screen loads with no console error and no request leaving the machine; reload and back work', async () => {
       const { page, problems, outside } = await watchedPage(context, origin);
@@ -272,10 +265,10 @@ for (const backend of dashboardBackends()) {
 
     test('with API_KEY set: reads work without the key, a write says what to do, and the key set for the tab makes it work', async () => {
       const keyedDb = await backend.open();
-      closers.unshift(() => keyedDb.close());
+      opened.own(keyedDb);
       const keyed = await mainServiceOn(
         keyedDb,
-        { after: (fn) => closers.unshift(fn) },
+        { after: (fn) => opened.onClose(fn) },
         { API_KEY: 'sesame-0123456789', SCRAPE_ALLOW_PRIVATE_NETWORKS: 'true', DEMO_SITE_URL: `${site.url}books/` },
       );
       await keyed.app.listen({ port: 0, host: '127.0.0.1' });

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { App } from '../../src/http/base-app.js';
-import { chromiumPath, dashboardBackends, mainServiceOn, noChromium, warnIfNoPostgres } from '../helpers.js';
+import { chromiumPath, dashboardBackends, noChromium, warnIfNoPostgres, openService, type OpenService } from '../helpers.js';
 import { settled, watchedPage } from './browser-checks.js';
 
 warnIfNoPostgres();
@@ -63,22 +63,18 @@ for (const backend of dashboardBackends()) {
     let browser: Browser;
     let context: BrowserContext;
     const ids: Record<string, number> = {};
-    const closers: Array<() => Promise<void>> = [];
+    let opened: OpenService;
 
     before(async () => {
       const shop = await startShop();
-      const db = await backend.open();
-      closers.push(
-        () => db.close(),
-        () => shop.close(),
-      );
       // One run without a product makes it gone.
       const env = { SCRAPE_ALLOW_PRIVATE_NETWORKS: 'true', SCRAPE_OBEY_ROBOTS: 'false', GONE_AFTER_RUNS: '1' };
-      app = (await mainServiceOn(db, { after: (fn) => closers.unshift(fn) }, env)).app;
+      app = (opened = await openService(backend, env)).app;
+      opened.own(shop);
       await app.listen({ port: 0, host: '127.0.0.1' });
       origin = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
       browser = await chromium.launch({ executablePath: chromiumPath!, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
-      closers.unshift(() => browser.close());
+      opened.own(browser);
       context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
 
       // A product made a moment ago: one state, seen once.
@@ -92,9 +88,7 @@ for (const backend of dashboardBackends()) {
       shop.items.pop();
       assert.equal((await app.inject({ method: 'POST', url: '/scrape', payload: { url: shop.url } })).statusCode, 200);
     });
-    after(async () => {
-      for (const close of closers) await close();
-    });
+    after(() => opened.close());
 
     test('a product with one state seen once: the time axis is a day around it, not years of nothing', async () => {
       const history = (await app.inject({ url: `/products/${ids.single}/history` })).json() as { points: Array<{ first_seen_at: string; last_seen_at: string }> };

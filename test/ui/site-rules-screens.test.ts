@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 import type { App } from '../../src/http/base-app.js';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site.js';
-import { dashboardBackends, chromiumPath, mainServiceOn, noChromium, warnIfNoPostgres } from '../helpers.js';
+import { dashboardBackends, chromiumPath, noChromium, warnIfNoPostgres, openService, type OpenService } from '../helpers.js';
 import { until } from '../wait.js';
 import { axeFindings, settled, watchedPage } from './browser-checks.js';
 
@@ -21,28 +21,22 @@ for (const backend of dashboardBackends()) {
     let site: FixtureSite;
     let browser: Browser;
     let context: BrowserContext;
-    const closers: Array<() => Promise<void>> = [];
+    let opened: OpenService;
     const inject = (method: string, url: string, payload?: unknown) =>
       app.inject({ method: method as 'GET', url, ...(payload === undefined ? {} : { payload: payload as object }) });
 
     before(async () => {
       site = await startFixtureSite();
-      const db = await backend.open();
-      closers.push(
-        () => db.close(),
-        () => site.close(),
-      );
-      const service = await mainServiceOn(db, { after: (fn) => closers.unshift(fn) }, { SCRAPE_ALLOW_PRIVATE_NETWORKS: 'true', SCRAPE_OBEY_ROBOTS: 'false' });
+      const service = (opened = await openService(backend, { SCRAPE_ALLOW_PRIVATE_NETWORKS: 'true', SCRAPE_OBEY_ROBOTS: 'false' }));
+      opened.own(site);
       app = service.app;
       await app.listen({ port: 0, host: '127.0.0.1' });
       origin = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
       browser = await chromium.launch({ executablePath: chromiumPath!, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
-      closers.unshift(() => browser.close());
+      opened.own(browser);
       context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     });
-    after(async () => {
-      for (const close of closers) await close();
-    });
+    after(() => opened.close());
 
     test('Site rules: create with the form, a bad selector shown as the 422 names it, edit, delete', async () => {
       const { page, problems, outside } = await watchedPage(context, origin, { expected: SHOWN_422, acceptDialogs: true });
