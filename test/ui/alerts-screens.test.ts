@@ -7,7 +7,7 @@ import type { App } from '../../src/http/base-app.js';
 import { startReceiver, type Receiver } from '../alerts/receiver.js';
 import { dashboardBackends, chromiumPath, noChromium, warnIfNoPostgres, openService, type OpenService } from '../helpers.js';
 import { until } from '../wait.js';
-import { axeFindings, settled, watchedPage } from './browser-checks.js';
+import { checkAccessibility, checkPhoneWidth, settled, watchedPage } from './browser-checks.js';
 
 warnIfNoPostgres();
 
@@ -188,34 +188,11 @@ for (const backend of dashboardBackends()) {
     });
 
     test('on a 390 px phone the alerts screens fit the width', async () => {
-      const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true });
-      try {
-        const { page } = await watchedPage(phone, origin);
-        for (const path of SCREENS) {
-          await page.goto(`${origin}${path}`);
-          await settled(page);
-          const overflow = await page.evaluate(() => {
-            const root = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document.documentElement;
-            return root.scrollWidth - root.clientWidth;
-          });
-          assert.ok(overflow <= 0, `${path} scrolls sideways by ${overflow} px`);
-        }
-      } finally {
-        await phone.close();
-      }
+      await checkPhoneWidth(browser, origin, SCREENS);
     });
 
     test('accessibility: axe-core finds no serious or critical violation on the alerts screens, filled or not', async () => {
-      const checking = await browser.newContext({ viewport: { width: 1280, height: 900 }, bypassCSP: true });
-      try {
-        const page = await checking.newPage();
-        const found: string[] = [];
-        const check = async (state: string) => found.push(...(await axeFindings(page, state)));
-        for (const path of SCREENS) {
-          await page.goto(`${origin}${path}`);
-          await settled(page);
-          await check(path);
-        }
+      await checkAccessibility(browser, origin, SCREENS, async (page, check) => {
         await page.goto(`${origin}/ui/rules`);
         await settled(page);
         await page.getByLabel('Name', { exact: true }).fill('Axe rule');
@@ -234,10 +211,7 @@ for (const backend of dashboardBackends()) {
         await page.locator('tbody tr').first().getByRole('button', { name: 'Test' }).click();
         await page.locator('.test-result').first().waitFor();
         await check('/ui/channels with a test result');
-        assert.deepEqual(found, []);
-      } finally {
-        await checking.close();
-      }
+      });
     });
   });
 }

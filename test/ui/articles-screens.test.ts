@@ -7,7 +7,7 @@ import type { Database } from '../../src/db/database.js';
 import type { App } from '../../src/http/base-app.js';
 import { startNewsSite, storyText, type NewsSite, type Story } from '../articles/news-site.js';
 import { dashboardBackends, chromiumPath, noChromium, warnIfNoPostgres, openService, type OpenService } from '../helpers.js';
-import { axeFindings, settled, watchedPage } from './browser-checks.js';
+import { checkAccessibility, checkPhoneWidth, settled, watchedPage } from './browser-checks.js';
 
 warnIfNoPostgres();
 
@@ -254,45 +254,17 @@ for (const backend of dashboardBackends()) {
     });
 
     test('on a 390 px phone the article screens fit the width', async () => {
-      const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true });
-      try {
-        const { page } = await watchedPage(phone, origin);
-        for (const path of ['/ui/articles', `/ui/articles/${ids['sea-wall']}`, `/ui/articles/${ids.raw}`]) {
-          await page.goto(`${origin}${path}`);
-          await settled(page);
-          const overflow = await page.evaluate(() => {
-            const root = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document.documentElement;
-            return root.scrollWidth - root.clientWidth;
-          });
-          assert.ok(overflow <= 0, `${path} scrolls sideways by ${overflow} px`);
-        }
-      } finally {
-        await phone.close();
-      }
+      await checkPhoneWidth(browser, origin, ['/ui/articles', `/ui/articles/${ids['sea-wall']}`, `/ui/articles/${ids.raw}`]);
     });
 
     test('accessibility: axe-core finds no serious or critical violation on the Articles screens, filled, filtered to nothing, and an article with its revisions', async () => {
-      // axe is injected as a script, which the dashboard's CSP rightly refuses: this context bypasses CSP for the check only.
-      const checking = await browser.newContext({ viewport: { width: 1280, height: 900 }, bypassCSP: true });
-      try {
-        const page = await checking.newPage();
-        const found: string[] = [];
-        for (const path of [
-          '/ui/articles',
-          '/ui/articles?q=nothing-like-this',
-          `/ui/articles/${ids['sea-wall']}`,
-          `/ui/articles/${ids.hostile}`,
-          '/ui/events?type=article.updated',
-        ]) {
-          await page.goto(`${origin}${path}`);
-          await settled(page);
-          if (path.includes(String(ids['sea-wall']))) await page.getByText('3 revisions').waitFor();
-          found.push(...(await axeFindings(page, path)));
-        }
-        assert.deepEqual(found, []);
-      } finally {
-        await checking.close();
-      }
+      const paths = ['/ui/articles', '/ui/articles?q=nothing-like-this', `/ui/articles/${ids.hostile}`, '/ui/events?type=article.updated'];
+      await checkAccessibility(browser, origin, paths, async (page, check) => {
+        await page.goto(`${origin}/ui/articles/${ids['sea-wall']}`);
+        await settled(page);
+        await page.getByText('3 revisions').waitFor();
+        await check('an article with its revisions');
+      });
     });
   });
 }

@@ -1,7 +1,8 @@
-// What every dashboard test checks in the browser: a screen settled, console errors and requests leaving the origin, axe's findings.
+// What every dashboard test checks in the browser: a screen settled, console errors and requests leaving the origin, axe's findings, a phone's width.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { BrowserContext, Page } from 'playwright-core';
+import assert from 'node:assert/strict';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 
 const AXE = readFileSync(fileURLToPath(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url)), 'utf8');
 
@@ -52,4 +53,53 @@ export async function axeFindings(page: Page, state: string): Promise<string[]> 
     return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}, ${v.nodes.length} nodes)`);
   });
   return violations.map((v) => `${state}: ${v}`);
+}
+
+/** The screens at `paths` fit a 390 px phone: none scrolls sideways. */
+export async function checkPhoneWidth(browser: Browser, origin: string, paths: readonly string[]): Promise<void> {
+  const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true });
+  try {
+    const { page } = await watchedPage(phone, origin);
+    for (const path of paths) {
+      await page.goto(`${origin}${path}`);
+      await settled(page);
+      const overflow = await page.evaluate(() => {
+        const root = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document.documentElement;
+        return root.scrollWidth - root.clientWidth;
+      });
+      assert.ok(overflow <= 0, `${path} scrolls sideways by ${overflow} px`);
+    }
+  } finally {
+    await phone.close();
+  }
+}
+
+/**
+ * No serious or critical axe-core violation on the screens at `paths`, each once settled, nor in the
+ * states `more` brings about and checks (`check(state)` after each). axe is injected as a script, which
+ * the dashboard's CSP rightly refuses: the context bypasses CSP for the check only.
+ */
+export async function checkAccessibility(
+  browser: Browser,
+  origin: string,
+  paths: readonly string[],
+  more?: (page: Page, check: (state: string) => Promise<void>) => Promise<void>,
+): Promise<void> {
+  const checking = await browser.newContext({ viewport: { width: 1280, height: 900 }, bypassCSP: true });
+  try {
+    const page = await checking.newPage();
+    const found: string[] = [];
+    const check = async (state: string) => {
+      found.push(...(await axeFindings(page, state)));
+    };
+    for (const path of paths) {
+      await page.goto(`${origin}${path}`);
+      await settled(page);
+      await check(path);
+    }
+    await more?.(page, check);
+    assert.deepEqual(found, []);
+  } finally {
+    await checking.close();
+  }
 }

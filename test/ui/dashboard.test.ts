@@ -8,7 +8,7 @@ import { startFixtureSite, type FixtureSite } from '../fixtures/site.js';
 import { dashboardBackends, chromiumPath, mainServiceOn, noChromium, warnIfNoPostgres, openService, type OpenService } from '../helpers.js';
 import { startWallSite } from '../fixtures/walls.js';
 import { until } from '../wait.js';
-import { axeFindings, settled, watchedPage } from './browser-checks.js';
+import { checkAccessibility, checkPhoneWidth, settled, watchedPage } from './browser-checks.js';
 
 warnIfNoPostgres();
 
@@ -304,35 +304,11 @@ for (const backend of dashboardBackends()) {
     });
 
     test('on a 390 px phone the screens fit the width', async () => {
-      const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true });
-      try {
-        const { page } = await watchedPage(phone, origin);
-        for (const path of ['/ui/products', '/ui/products/1', '/ui/scrape', '/ui/schedules']) {
-          await page.goto(`${origin}${path}`);
-          await settled(page);
-          const overflow = await page.evaluate(() => {
-            const root = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document.documentElement;
-            return root.scrollWidth - root.clientWidth;
-          });
-          assert.ok(overflow <= 0, `${path} scrolls sideways by ${overflow} px`);
-        }
-      } finally {
-        await phone.close();
-      }
+      await checkPhoneWidth(browser, origin, ['/ui/products', '/ui/products/1', '/ui/scrape', '/ui/schedules']);
     });
 
     test('accessibility: axe-core finds no serious or critical violation on any screen, nor on the live and filled states', async () => {
-      // axe is injected as a script, which the dashboard's CSP rightly refuses: this context bypasses CSP for the check only.
-      const checking = await browser.newContext({ viewport: { width: 1280, height: 900 }, bypassCSP: true });
-      try {
-        const page = await checking.newPage();
-        const found: string[] = [];
-        const check = async (state: string) => found.push(...(await axeFindings(page, state)));
-        for (const path of SCREENS) {
-          await page.goto(`${origin}${path}`);
-          await settled(page);
-          await check(path);
-        }
+      await checkAccessibility(browser, origin, SCREENS, async (page, check) => {
         // The Scrape screen filled: an explanation, then a run's live progress held open by a page that waits, then its products.
         const held = site.hold('/books/catalogue/page-2.html');
         await page.goto(`${origin}/ui/scrape`);
@@ -365,10 +341,7 @@ for (const backend of dashboardBackends()) {
         await page.goto(`${origin}/ui/logs/${log!.id}`);
         await page.locator('pre.raw').waitFor();
         await check('/ui/logs/{id}');
-        assert.deepEqual(found, []);
-      } finally {
-        await checking.close();
-      }
+      });
     });
   });
 }

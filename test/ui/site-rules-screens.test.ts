@@ -7,7 +7,7 @@ import type { App } from '../../src/http/base-app.js';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site.js';
 import { dashboardBackends, chromiumPath, noChromium, warnIfNoPostgres, openService, type OpenService } from '../helpers.js';
 import { until } from '../wait.js';
-import { axeFindings, settled, watchedPage } from './browser-checks.js';
+import { checkAccessibility, settled, watchedPage } from './browser-checks.js';
 
 /** The browser logs the 422 the form then shows: provoked on purpose. */
 const SHOWN_422 = /status of 422/;
@@ -112,11 +112,7 @@ for (const backend of dashboardBackends()) {
 
     test('accessibility: axe-core finds no serious or critical violation on the Site rules screen and the explain with its pin form', async () => {
       await inject('POST', '/site-rules', { host_pattern: 'axe.example', fields: { title: { selector: 'h1' } }, note: 'for axe' });
-      const checking = await browser.newContext({ viewport: { width: 1280, height: 900 }, bypassCSP: true });
-      try {
-        const page = await checking.newPage();
-        const found: string[] = [];
-        const check = async (state: string) => found.push(...(await axeFindings(page, state)));
+      await checkAccessibility(browser, origin, [], async (page, check) => {
         await page.goto(`${origin}/ui/site-rules`);
         await settled(page);
         await page.locator('table.site-rules').waitFor();
@@ -127,10 +123,7 @@ for (const backend of dashboardBackends()) {
         await page.getByRole('button', { name: 'Explain' }).click();
         await page.locator('form.pin-rule').waitFor();
         await check('explain with pin');
-        assert.deepEqual(found, []);
-      } finally {
-        await checking.close();
-      }
+      });
     });
   });
 }
