@@ -18,8 +18,14 @@ export function clientErrorHandler(error: Error & { code?: string }, socket: Dup
   const [status, slug, detail] = REFUSALS[error.code ?? ''] ?? [400, 'bad-request', 'The request is not valid HTTP.'];
   const title = STATUS_CODES[status] ?? 'Bad Request';
   const body = JSON.stringify(new HttpProblem(status, slug, title, detail).toBody());
-  if (socket.writable) {
-    socket.write(`HTTP/1.1 ${status} ${title}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/problem+json\r\nConnection: close\r\n\r\n${body}`);
+  if (!socket.writable) {
+    socket.destroy(error);
+    return;
   }
-  socket.destroy(error);
+  // Ended, not destroyed at once: destroying drops what is not yet flushed, and the client sees a cut answer.
+  // A client that reads nothing still loses the socket soon.
+  setTimeout(() => socket.destroy(), 5_000).unref();
+  socket.end(`HTTP/1.1 ${status} ${title}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/problem+json\r\nConnection: close\r\n\r\n${body}`, () =>
+    socket.destroy(),
+  );
 }
