@@ -74,8 +74,27 @@ export interface Services {
   close(): Promise<void>;
 }
 
+/** Closes in reverse order, every step whatever one before it did: a service left listening keeps the test process alive. */
+async function closeAll(closers: Array<() => Promise<void>>): Promise<void> {
+  const failures: unknown[] = [];
+  for (const close of [...closers].reverse()) {
+    await within(ANSWER_MS, close(), () => 'closing the services').catch((error: unknown) => failures.push(error));
+  }
+  if (failures.length > 0) throw new AggregateError(failures, 'closing the services failed');
+}
+
 export async function startServices(backend: Backend): Promise<Services> {
   const closers: Array<() => Promise<void>> = [];
+  try {
+    return await openServices(backend, closers);
+  } catch (error) {
+    // A start that fails half-way (a seeding scrape too slow on a loaded machine) closes what it opened.
+    await closeAll(closers).catch(() => undefined);
+    throw error;
+  }
+}
+
+async function openServices(backend: Backend, closers: Array<() => Promise<void>>): Promise<Services> {
   const db = await backend.open();
   closers.push(() => db.close());
   const site = await startFuzzSite();
@@ -93,7 +112,8 @@ export async function startServices(backend: Backend): Promise<Services> {
       DEMO_SITE_URL: `${site.base}/listing`,
       EXTERNAL_POSTS_URL: `${DEAD}/posts`,
       EXTERNAL_POSTS_TIMEOUT_MS: '300',
-      SCRAPE_TIMEOUT_MS: '5000',
+      // The default page timeout: extraction on a loaded machine has taken past 5 s.
+      SCRAPE_TIMEOUT_MS: '15000',
       ALERT_TIMEOUT_MS: '2000',
     },
   );
@@ -128,14 +148,7 @@ export async function startServices(backend: Backend): Promise<Services> {
     send,
     slow,
     hints: hintsFor(site, pools),
-    async close() {
-      // Every step, whatever one before it did: a service left listening would keep the test process alive.
-      const failures: unknown[] = [];
-      for (const close of closers.reverse()) {
-        await within(ANSWER_MS, close(), () => 'closing the services').catch((error: unknown) => failures.push(error));
-      }
-      if (failures.length > 0) throw new AggregateError(failures, 'closing the services failed');
-    },
+    close: () => closeAll(closers),
   };
 }
 

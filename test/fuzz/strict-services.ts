@@ -41,6 +41,21 @@ export interface StrictServices {
 /** The services on a fresh database of `backend`, with five products for PUT and PATCH to find (ids 1 to 5). */
 export async function startStrictServices(backend: Backend): Promise<StrictServices> {
   const closers: Array<() => Promise<void>> = [];
+  const closeAll = async () => {
+    const failures: unknown[] = [];
+    for (const close of [...closers].reverse()) await close().catch((error: unknown) => failures.push(error));
+    if (failures.length > 0) throw new AggregateError(failures, 'closing the services failed');
+  };
+  try {
+    return await openStrictServices(backend, closers, closeAll);
+  } catch (error) {
+    // A start that fails half-way closes what it opened: a service left open keeps the test process alive.
+    await closeAll().catch(() => undefined);
+    throw error;
+  }
+}
+
+async function openStrictServices(backend: Backend, closers: Array<() => Promise<void>>, closeAll: () => Promise<void>): Promise<StrictServices> {
   const db = await backend.open();
   closers.push(() => db.close());
   const main = await mainAppOn(db, { after: (fn) => closers.push(fn) }, MAIN_ENV);
@@ -87,8 +102,6 @@ export async function startStrictServices(backend: Backend): Promise<StrictServi
       assert.equal(res.statusCode, 200, res.body);
       return Number(res.headers['x-total-count']);
     },
-    async close() {
-      for (const close of closers.reverse()) await close();
-    },
+    close: closeAll,
   };
 }
