@@ -104,8 +104,14 @@ export class UnsupportedMediaType extends HttpProblem {
 
 /** A scrape target the service refuses to contact (private address, bad scheme, redirect into one). */
 export class BlockedTarget extends HttpProblem {
-  constructor(detail: string) {
-    super(422, 'blocked-target', 'Blocked Target', detail);
+  /** `field`: where the request named the target (`/body/url`), so the 422 names it as any other. */
+  constructor(detail: string, field?: string) {
+    super(422, 'blocked-target', 'Blocked Target', detail, field === undefined ? {} : { errors: [{ path: field, message: detail }] });
+  }
+
+  /** The same refusal, naming the request's field that holds the target. */
+  at(field: string): BlockedTarget {
+    return new BlockedTarget(this.message, field);
   }
 }
 

@@ -1,7 +1,7 @@
 // What a scrape request asks for, decided once: its mode, its source, and whether it can run at all (selectors, target).
 import { load } from 'cheerio';
 import { assertAllowedUrl } from '../egress/address-guard.js';
-import { ValidationFailed, type FieldError } from '../problems.js';
+import { BlockedTarget, ValidationFailed, type FieldError } from '../problems.js';
 import { checkedTags } from '../tags/tag-schema.js';
 import type { ScrapeMode, ScrapeRequest } from './scrape-schema.js';
 
@@ -41,5 +41,10 @@ export function checkScrapeRequest(request: Pick<ScrapeRequest, 'url' | 'selecto
   }
   if (errors.length > 0) throw new ValidationFailed(errors);
   if (request.tags !== undefined) checkedTags(request.tags, `${at}/tags`);
-  if (request.url !== undefined) assertAllowedUrl(request.url, allowPrivateNetworks);
+  if (request.url === undefined) return;
+  try {
+    assertAllowedUrl(request.url, allowPrivateNetworks);
+  } catch (error) {
+    throw error instanceof BlockedTarget ? error.at(`${at}/url`) : error;
+  }
 }

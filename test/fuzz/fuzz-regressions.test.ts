@@ -86,6 +86,22 @@ for (const backend of backends()) {
       });
     }
 
+    // A refused target or channel URL is a 422 like any other: it names the field that holds it.
+    for (const [url, body, field] of [
+      ['/scrape', { url: 'a' }, '/body/url'],
+      ['/jobs', { url: 'ftp://files.example/x' }, '/body/url'],
+      ['/schedules', { every_minutes: 60, job: { url: 'not a url' } }, '/body/job/url'],
+      ['/channels', { name: 'c', url: 'nonsense' }, '/body/url'],
+    ] as const) {
+      test(`POST ${url} with ${JSON.stringify(body)} is a 422 naming ${field}`, async () => {
+        const payload = JSON.stringify(body);
+        const res = await s.main.inject({ method: 'POST', url, headers: { ...KEYED, 'content-type': 'application/json' }, payload });
+        checkAnswer({ service: 'main', method: 'POST', url, payload, allowed5xx: [] }, res);
+        assert.equal(res.statusCode, 422, res.body);
+        assert.ok(namedPaths(JSON.parse(res.body)).includes(field), res.body);
+      });
+    }
+
     test('the largest cursors still answer: GET /events?after=9007199254740991 and /alerts?before=9007199254740991 are 200', async () => {
       assert.equal((await get('/events?after=9007199254740991')).statusCode, 200);
       assert.equal((await get('/alerts?before=9007199254740991')).statusCode, 200);

@@ -5,7 +5,8 @@ import type { ChannelConfig, ConfigOf } from './channel-schema.js';
 /** A channel URL that cannot be read. The detail names the scheme and the expected form, never the URL (it holds secrets). */
 export class InvalidChannelUrl extends HttpProblem {
   constructor(detail: string) {
-    super(422, 'invalid-channel-url', 'Invalid Channel URL', detail);
+    // Always the request's `url`: the 422 names it, as a validation problem names its field.
+    super(422, 'invalid-channel-url', 'Invalid Channel URL', detail, { errors: [{ path: '/body/url', message: detail }] });
   }
 }
 
