@@ -1,9 +1,23 @@
-// Runs every test/**/*.test.ts (or those whose path contains an argument) with Node's own test runner.
+// Runs every test/**/*.test.ts (or those whose path contains an argument; --fast leaves out the slow suites) with Node's own test runner.
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
-const filter = process.argv.slice(2);
+const args = process.argv.slice(2);
+// --fast: the inner loop: no browser, no several-process or lifecycle suites, no whole-site crawls.
+const fast = args.includes('--fast');
+const filter = args.filter((arg) => arg !== '--fast');
+const SLOW = [
+  'test/ui/',
+  'test/scraping/browser/',
+  'test/jobs/workers.test.ts',
+  'test/jobs/alert-workers.test.ts',
+  'test/main/lifecycle.test.ts',
+  'test/start.test.ts',
+  'test/db/postgres-faults.test.ts',
+  'test/jobs/crawl-pages.test.ts',
+  'test/jobs/crawl-reach.test.ts',
+];
 const SLOW_FIRST = [
   'test/jobs/workers.test.ts',
   'test/jobs/alert-workers.test.ts',
@@ -21,6 +35,7 @@ const files = readdirSync('test', { recursive: true, encoding: 'utf8' })
   .filter((f) => f.endsWith('.test.ts'))
   .map((f) => join('test', f))
   .filter((f) => filter.length === 0 || filter.some((part) => f.includes(part)))
+  .filter((f) => !fast || !SLOW.some((part) => f.includes(part)))
   .sort()
   // The files that take longest (several processes, calendars that tick once a minute, Chromium) start
   // first: the runner takes files in order, and one started last would leave the run waiting on it alone.
