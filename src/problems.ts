@@ -49,7 +49,7 @@ export class HttpProblem extends Error {
     // A detail may quote a target URL; its password never leaves the service.
     const body: ProblemBody = { type: this.type, title: this.title, status: this.status, detail: redactUrlsIn(this.message) };
     if (instance !== undefined) body.instance = instance;
-    if (this.errors !== undefined) body.errors = this.errors;
+    if (this.errors !== undefined) body.errors = this.errors.map((e) => ({ path: e.path, message: redactUrlsIn(e.message) }));
     return { ...this.extensions, ...body };
   }
 }

@@ -45,10 +45,15 @@ export function ErrorBox({ error, action }) {
   return html`<div class="error" role="alert">
     <strong>${error.title ?? 'Something went wrong'}${error.status ? html` <span class="muted">(HTTP ${error.status})</span>` : ''}</strong>
     ${error.detail && error.detail !== error.title ? html`<p>${error.detail}</p>` : ''}
-    ${error.errors?.length ? html`<ul>${error.errors.map((e) => html`<li><code>${e.path}</code> ${e.message}</li>`)}</ul>` : ''}
+    ${fieldErrors(error).length ? html`<ul>${fieldErrors(error).map((e) => html`<li><code>${e.path}</code> ${e.message}</li>`)}</ul>` : ''}
     ${error.hint ? html`<p class="hint">${error.hint}</p>` : ''}
     ${action ?? ''}
   </div>`;
+}
+
+/** The fields a problem names, less one that only repeats its detail (a refused URL names its field with the same words). */
+function fieldErrors(error) {
+  return (error.errors ?? []).filter((e) => !(error.errors.length === 1 && e.message === error.detail));
 }
 
 export function Loading({ what = 'Loading' }) {
