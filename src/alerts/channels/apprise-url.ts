@@ -6,7 +6,9 @@ import type { ChannelConfig, ConfigOf } from './channel-schema.js';
 export class InvalidChannelUrl extends HttpProblem {
   constructor(detail: string) {
     // Always the request's `url`: the 422 names it, as a validation problem names its field.
-    super(422, 'invalid-channel-url', 'Invalid Channel URL', detail, { errors: [{ path: '/body/url', message: 'is not a channel URL this service can read (the detail says why)' }] });
+    super(422, 'invalid-channel-url', 'Invalid Channel URL', detail, {
+      errors: [{ path: '/body/url', message: 'is not a channel URL this service can read (the detail says why)' }],
+    });
   }
 }
 
