@@ -64,9 +64,10 @@ async function healthy(child: Child, url: string, timeoutMs = 60_000): Promise<v
 
 /**
  * Starts the main service as `npm run start:main` does (workers on, the default), waits for 200 on
- * /health, lets it idle, reads its memory and stops it. `nodeArgs` go before the script (what-if runs: `--wasm-tier-up`).
+ * /health, lets it idle, reads its memory and stops it. `nodeArgs` go before the script (what-if runs: `--wasm-tier-up`);
+ * `root` is the checkout whose `dist/` runs (another commit's worktree, for bench/startup-compare.ts).
  */
-export async function measureStart(label: string, env: Record<string, string>, idleAfterMs: number, nodeArgs: string[] = []): Promise<StartupRun> {
+export async function measureStart(label: string, env: Record<string, string>, idleAfterMs: number, nodeArgs: string[] = [], root = ROOT): Promise<StartupRun> {
   const port = await freePort();
   const started = performance.now();
   const child = startChild(
@@ -82,7 +83,7 @@ export async function measureStart(label: string, env: Record<string, string>, i
       DEMO_SITE_URL: 'http://127.0.0.1:9/',
       ...env,
     },
-    ROOT,
+    root,
   );
   try {
     await healthy(child, `http://127.0.0.1:${port}/health`);

@@ -129,7 +129,7 @@ export function articleRoutes(app: App, deps: ArticleRoutesDeps): void {
         // The dashboard's list shows the same filters, paged its own way.
         const filtersOnly = new URLSearchParams(search);
         filtersOnly.delete('limit');
-        const body = buildFeed(feed.format, items, {
+        const body = await buildFeed(feed.format, items, {
           selfUrl: at(feed.path),
           alternates: { atom: at('/articles/feed.xml'), rss: at('/articles/feed.rss'), json: at('/articles/feed.json') },
           homeUrl: `${origin}/ui/articles${filtersOnly.size === 0 ? '' : `?${filtersOnly.toString()}`}`,

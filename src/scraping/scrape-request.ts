@@ -1,5 +1,6 @@
 // What a scrape request asks for, decided once: its mode, its source, and whether it can run at all (selectors, target).
-import { load } from 'cheerio';
+// The slim build: the same selector engine without parse5 (a third of the load time at start).
+import { load } from 'cheerio/slim';
 import { assertAllowedUrl } from '../egress/address-guard.js';
 import { BlockedTarget, ValidationFailed, type FieldError } from '../problems.js';
 import { checkedTags } from '../tags/tag-schema.js';

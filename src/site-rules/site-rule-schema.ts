@@ -1,5 +1,6 @@
 // Site rule shapes (what a user pins for a site: per-field selectors or JSON paths, a page type) and their checks.
-import { load } from 'cheerio';
+// The slim build: the same selector engine without parse5 (a third of the load time at start).
+import { load } from 'cheerio/slim';
 import { Type, type Static } from 'typebox';
 import { NO_NUL } from '../http/schemas.js';
 import { ValidationFailed, type FieldError } from '../problems.js';

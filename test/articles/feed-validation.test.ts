@@ -142,8 +142,8 @@ const CONTEXT: FeedContext = {
 };
 
 for (const format of FORMATS) {
-  test(`${format}: hostile text in every field of an entry and in the feed's title stays a valid feed; the reader gets the text minus what the format cannot carry`, () => {
-    const body = buildFeed(format, [article(1, HOSTILE), article(2, 'A plain story')], CONTEXT);
+  test(`${format}: hostile text in every field of an entry and in the feed's title stays a valid feed; the reader gets the text minus what the format cannot carry`, async () => {
+    const body = await buildFeed(format, [article(1, HOSTILE), article(2, 'A plain story')], CONTEXT);
     assert.deepEqual(validated(format, body), { title: `Articles matching “${CARRIED}”`, entries: [CARRIED, 'A plain story'] });
   });
 }
