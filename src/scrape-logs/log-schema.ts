@@ -47,6 +47,17 @@ export const ScrapeLog = Type.Object(
     extractor: Type.Optional(Nullable(Type.String())),
     page_types: Type.Optional(Type.Array(Type.String(), { description: 'What each page was classified as' })),
     page_urls: Type.Optional(Type.Array(Type.String())),
+    contents: Type.Optional(
+      Type.Array(
+        Type.Object({
+          url: Type.String(),
+          content: Type.String({ description: "The page's main content as plain text" }),
+          markdown: Type.String({ description: 'The same as Markdown' }),
+        }),
+        { description: "Each page's main content, in page order, while the log's budget for them lasts (2,000,000 characters in all)" },
+      ),
+    ),
+    contents_truncated: Type.Optional(Type.Boolean({ description: "Pages past the log's budget for main content are left out of `contents`" })),
     created: Type.Optional(Type.Integer()),
     updated: Type.Optional(Type.Integer()),
     warning: Type.Optional(Type.String({ description: 'Why a multi-page crawl stopped early' })),

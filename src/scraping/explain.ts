@@ -110,6 +110,8 @@ export async function explainScrape(deps: ExplainDeps, request: ScrapeRequest, s
         items: page.explanation!.items,
         article_candidates: page.explanation!.article_candidates,
         articles: page.explanation!.articles,
+        content: page.content,
+        markdown: page.markdown,
         timings_ms: page.explanation!.timings_ms,
         truncated: page.explanation!.truncated,
         ...(page.site_rule === undefined ? {} : { site_rule: page.site_rule }),

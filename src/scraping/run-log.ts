@@ -19,6 +19,26 @@ export interface LoggedPage {
   site_rule?: SiteRuleOutcome;
   /** … or its warning as a crawl page kept it. */
   site_rule_warning?: string | null;
+  /** Its main content (a scrape's pages). */
+  content?: string;
+  markdown?: string;
+}
+
+/** Characters of main content (text and Markdown together) a log keeps over all its pages: a document store limits a document's size. */
+export const MAX_LOGGED_CONTENT_CHARS = 2_000_000;
+
+/** Each page's main content while the budget lasts, in page order; whether any was left out. */
+function loggedContents(pages: readonly LoggedPage[]): { contents: Array<{ url: string; content: string; markdown: string }>; truncated: boolean } {
+  const contents: Array<{ url: string; content: string; markdown: string }> = [];
+  let left = MAX_LOGGED_CONTENT_CHARS;
+  for (const page of pages) {
+    if (page.content === undefined || page.markdown === undefined) continue;
+    const size = page.content.length + page.markdown.length;
+    if (size > left) return { contents, truncated: true };
+    left -= size;
+    contents.push({ url: page.url, content: page.content, markdown: page.markdown });
+  }
+  return { contents, truncated: false };
 }
 
 /** Warnings a log keeps at most: one per page whose rule missed, and a crawl has thousands of pages. */
@@ -94,6 +114,7 @@ export function runningLog(run: RunDescription, pages: readonly LoggedPage[]): S
   const items = pages.flatMap((page) => page.items.map((item) => ({ ...item, page_url: page.url })));
   const articles = pages.flatMap((page) => (page.articles ?? []).map((article) => loggedArticle(article, page.url)));
   const warnings = siteRuleWarnings(pages);
+  const kept = loggedContents(pages);
   return {
     id: run.id,
     ...(run.jobId === undefined ? {} : { job_id: run.jobId }),
@@ -110,6 +131,8 @@ export function runningLog(run: RunDescription, pages: readonly LoggedPage[]): S
     pages: pages.length,
     page_urls: pages.map((page) => page.url),
     page_types: pages.map((page) => page.page_type ?? 'none'),
+    ...(kept.contents.length > 0 ? { contents: kept.contents } : {}),
+    ...(kept.truncated ? { contents_truncated: true } : {}),
     extractor: pages[0]?.extractor ?? null,
     started_at: run.startedAt,
     finished_at: null,

@@ -16,7 +16,7 @@ import type { PageLoader } from './page-loader.js';
 import { pageReader, type ProcessedPage } from './process-page.js';
 import { endedLog, runningLog, type RunDescription } from './run-log.js';
 import { checkScrapeRequest, scrapeMode, sourceUrlOf } from './scrape-request.js';
-import type { ScrapeExplanation, ScrapeRequest, ScrapeResult } from './scrape-schema.js';
+import type { ContentFormat, ScrapeExplanation, ScrapeRequest, ScrapeResult } from './scrape-schema.js';
 import { storePages } from './store-page.js';
 
 export interface ScraperDeps {
@@ -173,6 +173,7 @@ export function createScraper(deps: ScraperDeps): Scraper {
       duration_ms: log.duration_ms ?? 0,
       extractor: log.extractor ?? null,
       page_type: pages[0]?.page_type ?? 'none',
+      ...mainContentOf(pages[0], request.formats),
       products: stored.products,
       articles: stored.articles,
       articles_created: stored.articlesCreated,
@@ -232,4 +233,10 @@ export function createScraper(deps: ScraperDeps): Scraper {
       }
     },
   };
+}
+
+/** The first page's main content in the forms the request asked for (both unless `formats` says otherwise). */
+function mainContentOf(page: ProcessedPage | undefined, formats: readonly ContentFormat[] = ['content', 'markdown']): { content?: string; markdown?: string } {
+  if (page === undefined) return {};
+  return { ...(formats.includes('content') ? { content: page.content } : {}), ...(formats.includes('markdown') ? { markdown: page.markdown } : {}) };
 }

@@ -5,10 +5,19 @@ import { Article } from '../articles/article-schema.js';
 import { Product } from '../products/product-schema.js';
 import { tagList } from '../tags/tag-schema.js';
 import type { TargetVerdict } from '../egress/address-guard.js';
-import type { ExtractedArticle, ExtractedItem, PageExplanation, SiteRuleOutcome } from './extract/types.js';
+import { PAGE_TYPES, type PageType, type ExtractedArticle, type ExtractedItem, type PageExplanation, type SiteRuleOutcome } from './extract/types.js';
 
 // NO_NUL: a job or schedule keeps its request as JSONB, which holds neither U+0000 nor an unpaired surrogate.
 const Css = Type.String({ minLength: 1, maxLength: 500, pattern: NO_NUL });
+
+/** The forms of a page's main content an answer can carry. */
+export const ContentFormat = Type.Union([Type.Literal('content'), Type.Literal('markdown')]);
+export type ContentFormat = Static<typeof ContentFormat>;
+
+const MainText = (what: string) =>
+  Type.String({
+    description: `${what} of the (first) page's main content, whatever its type: an article's body, a product's description and specifications, every post of a thread, every section of a service page, every card of a listing; without navigation, headers, footers and sidebars. At most 200,000 characters, cut at a paragraph.`,
+  });
 
 export const ScrapeRequest = Type.Object(
   {
@@ -36,6 +45,15 @@ export const ScrapeRequest = Type.Object(
     wait_for: Type.Optional(Type.String({ minLength: 1, maxLength: 500, pattern: NO_NUL, description: 'Dynamic mode: CSS selector to wait for.' })),
     timeout_ms: Type.Optional(Type.Integer({ minimum: 100, maximum: 120_000, description: 'Per-page timeout (default 15000).' })),
     tags: Type.Optional(tagList('Tags (watch lists) given to every product the run collects; stored trimmed and lower-cased')),
+    formats: Type.Optional(
+      Type.Array(ContentFormat, {
+        uniqueItems: true,
+        maxItems: 2,
+        description:
+          "The page's main content the answer carries: `content` (plain text), `markdown`, both (the default) or none (`[]`). The run's log keeps both whatever this says.",
+        examples: [['markdown']],
+      }),
+    ),
   },
   { additionalProperties: false, examples: [{}, { url: 'https://books.toscrape.com/', max_pages: 2 }] },
 );
@@ -85,9 +103,14 @@ export const ScrapeResult = Type.Object({
       examples: ['books-listing'],
     }),
   ),
-  page_type: Type.Union([Type.Literal('product'), Type.Literal('listing'), Type.Literal('article'), Type.Literal('article-list'), Type.Literal('none')], {
-    description: 'What the (first) page was classified as before extracting for it',
-  }),
+  page_type: Type.Unsafe<PageType>(
+    Type.Union(
+      PAGE_TYPES.map((t) => Type.Literal(t)),
+      { description: 'What the (first) page was classified as before extracting for it' },
+    ),
+  ),
+  content: Type.Optional(MainText('Plain text (headings on their own lines, paragraphs separated by a blank line, list items and table rows on their own lines)')),
+  markdown: Type.Optional(MainText('CommonMark (GFM tables): headings, lists, links, tables, code blocks, images with their alt text')),
   products: Type.Array(Product),
   articles: Type.Array(Article, {
     description: "The articles the run stored, as GET /articles/{id} shows them (without provenance): the page's own article, or a listing's entries (without a body)",
@@ -129,6 +152,8 @@ const ExplainedPage = Type.Object(
         ),
       ),
     ),
+    content: MainText('Plain text'),
+    markdown: MainText('Markdown'),
     timings_ms: Open('Parse and extract time of this page', { parse: Type.Number(), extract: Type.Number() }),
     truncated: Type.Array(Truncation, { description: 'The lists of this page cut to their first 100 entries (candidates per source, items, articles): empty when none was' }),
     site_rule: Type.Optional(
@@ -170,6 +195,8 @@ export interface ScrapeExplanation {
   pages: Array<
     Pick<PageExplanation, 'page_type' | 'candidates' | 'skipped' | 'dropped' | 'items' | 'article_candidates' | 'articles' | 'timings_ms' | 'truncated'> & {
       url: string;
+      content: string;
+      markdown: string;
       fetch: object | null;
       extractor: string | null;
       site_rule?: SiteRuleOutcome;

@@ -98,10 +98,16 @@ function assemble(verdict: PageVerdict, f: Found): Candidate[][] {
       return base === undefined ? [] : enrich(all(base), f, base);
     }
     case 'article':
-    case 'article-list': {
+    case 'article-list':
+    case 'forum':
+    case 'documentation':
+    case 'service': {
       // Only what the page marks up as products, with a price, is a product here; teasers are articles.
       const products = f.structuredGroups.filter((g) => g.some((c) => c.fields.price !== undefined));
-      dropAll('product-cards', 'prices on an article or news page are not products unless marked up as such');
+      dropAll(
+        'product-cards',
+        `prices on ${verdict.type === 'service' ? 'a service or pricing page' : verdict.type === 'forum' ? 'a forum thread' : verdict.type === 'documentation' ? 'a documentation page' : 'an article or news page'} are not products unless marked up as such`,
+      );
       return products;
     }
     case 'none':

@@ -2,12 +2,15 @@
 import { describeArticleCandidates, extractArticles } from './article/article-extraction.js';
 import { applySiteRule, assembleItems, completeProduct, overridden } from './assemble.js';
 import { classifyPage } from './classify.js';
+import { refineGenre } from './classify-genre.js';
+import { pageContent } from './content/page-content.js';
 import { describeCandidates } from './describe.js';
 import { gatherEvidence, safely } from './evidence.js';
 import { boundExplanation } from './explain-bounds.js';
 import { parsePage } from './page.js';
 import { findNextUrl, pageLinks } from './page-links.js';
 import type { ExtractionResult, PageExplanation, Selectors, SiteRuleSpec } from './types.js';
+import { pageGenre } from './visible/page-genre.js';
 import { wallOfPage } from './visible/wall-page.js';
 
 export type { ExtractedArticle, ExtractedItem, ExtractionResult, PageExplanation, PageType, Selectors, Source } from './types.js';
@@ -27,12 +30,15 @@ export function extract(html: string, pageUrl: string, options: ExtractOptions =
   const started = performance.now();
   const page = parsePage(html, pageUrl);
   const parsed = performance.now();
-  if (page === null) return { page_type: 'none', extractor: null, items: [], articles: [], nextUrl: null };
+  if (page === null) return { page_type: 'none', extractor: null, items: [], articles: [], nextUrl: null, content: '', markdown: '' };
   const explain = options.explain === true;
 
   // 1. Evidence, cheapest first (evidence.ts). 2. What the page is (classify.ts; a site rule may say).
   const evidence = gatherEvidence(page, options.selectors, explain);
-  const verdict = overridden(classifyPage(evidence.summary), options.siteRule);
+  const verdict = overridden(
+    refineGenre(classifyPage(evidence.summary), evidence.summary, () => safely(() => pageGenre(page, evidence.summary.structured.types), null)),
+    options.siteRule,
+  );
   // 3. What its type still needs, and the site rule's fields (assemble.ts).
   completeProduct(evidence, verdict, explain);
   const ruled = applySiteRule(evidence, verdict, options.siteRule);
@@ -47,6 +53,7 @@ export function extract(html: string, pageUrl: string, options: ExtractOptions =
     items: items.map((m) => m.item),
     articles: articles.articles,
     nextUrl: safely(() => findNextUrl(page), null),
+    ...safely(() => pageContent(html, verdict.type, pageUrl, articles.articles[0]), { content: '', markdown: '' }),
   };
   if (options.links === true) result.links = safely(() => pageLinks(page), []);
   if (ruled !== undefined) result.site_rule = ruled;

@@ -174,6 +174,10 @@ export interface ExtractionResult {
   articles: ExtractedArticle[];
   /** Absolute URL of the page's "next" link (pagination), if any. */
   nextUrl: string | null;
+  /** The page's main content as plain text, whatever its type ('' when it has none): content/main-content.ts. */
+  content: string;
+  /** The same content as CommonMark: content/markdown.ts. */
+  markdown: string;
   /** Every link a crawl may follow (asked for with `links`): absolute http(s), no fragment, no nofollow, each once. */
   links?: string[];
   /** The site rule that applied to this page, and which of its fields found nothing. */

@@ -208,7 +208,8 @@ describe('extract() on fixture pages', () => {
 
   test('script-rendered.html: nothing before scripts run; product-cards finds the 4 cards the script inserts', () => {
     const { html, pageUrl } = fixture('script-rendered.html');
-    assert.deepEqual(extract(html, pageUrl), { page_type: 'none', extractor: null, items: [], articles: [], nextUrl: null });
+    // Before its scripts run the page is a shell: its one line is all the content it has.
+    assert.deepEqual(extract(html, pageUrl), { page_type: 'none', extractor: null, items: [], articles: [], nextUrl: null, content: 'Loading stock…', markdown: 'Loading stock…' });
 
     const rendered = runInlineScripts(html);
     const result = extract(rendered, pageUrl);
@@ -674,21 +675,23 @@ describe('books catalogue fixture', () => {
   const expected = (slice: CatalogueBook[]): CoreItem[] =>
     slice.map((b) => item({ title: b.title, price_text: b.priceText, price: b.price, currency: b.currency, url: new URL(b.detailPath, `${SITE}/`).href }));
 
+  /** A catalogue page: its books through books-listing, its next link, and its content the cards (each title with its price), not the site's navigation. */
+  const assertCataloguePage = (n: number, pageUrl: string, slice: CatalogueBook[], next: string) => {
+    const result = extract(renderCataloguePage(n)!, pageUrl);
+    const { content, markdown: _markdown, ...rest } = result;
+    assert.deepEqual({ ...rest, items: core(result.items) }, { page_type: 'listing', extractor: 'books-listing', items: expected(slice), articles: [], nextUrl: next });
+    for (const book of slice) assert.ok(content.includes(book.priceText) && content.includes(book.title.slice(0, 30)), book.title);
+    assert.ok(!content.includes('Books to Scrape We love being scraped!'));
+    return result;
+  };
+
   test('page 1 (served at the root) extracts to the first 20 books with books-listing and links to page 2', () => {
-    const result = extract(renderCataloguePage(1)!, `${SITE}/`);
-    assert.deepEqual(
-      { ...result, items: core(result.items) },
-      { page_type: 'listing', extractor: 'books-listing', items: expected(books.slice(0, 20)), articles: [], nextUrl: `${SITE}/catalogue/page-2.html` },
-    );
+    const result = assertCataloguePage(1, `${SITE}/`, books.slice(0, 20), `${SITE}/catalogue/page-2.html`);
     assert.ok(result.items.every((i) => i.availability === 'in_stock'));
   });
 
   test('page 2 (served under catalogue/) extracts to books 21-40 with absolute detail URLs and links to page 3', () => {
-    const result = extract(renderCataloguePage(2)!, `${SITE}/catalogue/page-2.html`);
-    assert.deepEqual(
-      { ...result, items: core(result.items) },
-      { page_type: 'listing', extractor: 'books-listing', items: expected(books.slice(20, 40)), articles: [], nextUrl: `${SITE}/catalogue/page-3.html` },
-    );
+    assertCataloguePage(2, `${SITE}/catalogue/page-2.html`, books.slice(20, 40), `${SITE}/catalogue/page-3.html`);
   });
 
   test('the last page has no next link, so the pager stops there', () => {

@@ -81,7 +81,8 @@ const NEVER_TEXT = [
 const LINK_REL = 'nofollow noopener noreferrer';
 
 /**
- * Sanitized HTML of an article body: no script, style, event handler, inline style or class, form or
+ * Sanitized HTML of an article body: no script, style, event handler, inline style or class (but a code
+ * block's `language-…`, which says how to read it), form or
  * frame; links only http(s) or mailto, images only http(s) (no data: URIs: a stored article points at
  * its images rather than carrying them), every URL absolute against `pageUrl`; h1 becomes h2 (the
  * headline is the article's title, shown apart). Pure.
@@ -99,7 +100,9 @@ export function sanitizeBodyHtml(html: string, pageUrl: string): string {
       abbr: ['title'],
       q: ['cite'],
       blockquote: ['cite'],
+      code: ['class'],
     },
+    allowedClasses: { code: ['language-*', 'lang-*'] },
     allowedSchemes: ['http', 'https'],
     allowedSchemesByTag: { a: ['http', 'https', 'mailto'], img: ['http', 'https'] },
     allowProtocolRelative: false,
