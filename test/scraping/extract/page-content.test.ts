@@ -137,3 +137,12 @@ test('a page without text has no content, and a huge one is cut at a paragraph w
     assert.ok(text.endsWith('lake'));
   }
 });
+
+test('a stray <![CDATA[ in the HTML ends at its first ">" as browsers read it, not with the rest of the page', () => {
+  const posts = ['wren', 'finch', 'robin'].map(
+    (who, i) => `<div class="message post"><span class="username">${who}</span><p>Reply ${i + 1} from ${who}: ${words('feeder', 5)}</p></div>`,
+  );
+  const html = page('Bird feeders', `<main><h1>Bird feeders</h1>${posts[0]}<![CDATA[ if (a > b) ${posts[1]}${posts[2]}</main>`);
+  const { content } = extract(html, 'https://forum.example/threads/bird-feeders.77/', {});
+  for (const text of ['Reply 1 from wren', 'Reply 2 from finch', 'Reply 3 from robin']) assert.ok(content.includes(text), `${text} in:\n${content}`);
+});

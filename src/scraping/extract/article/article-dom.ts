@@ -54,7 +54,7 @@ export function isDomElement(node: DomNode): node is DomElement {
  * <html> element is wrapped in one first; null when the parser throws (it tolerates any markup).
  */
 export function parseDocument(html: string): DomDocument | null {
-  const bounded = boundNesting(html).html;
+  const bounded = bogusCdata(boundNesting(html).html);
   const whole = /<html[\s>]/i.test(bounded) ? bounded : `<!doctype html><html><head></head><body>${bounded}</body></html>`;
   try {
     const document = new DOMParser().parseFromString(whole, 'text/html') as unknown as DomDocument;
@@ -62,6 +62,15 @@ export function parseDocument(html: string): DomDocument | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * In HTML (outside SVG and MathML) `<![CDATA[` opens a bogus comment that the first `>` closes, as browsers
+ * read it; linkedom's parser reads on to a `]]>` that may never come, and a page's whole rest with it.
+ * Script text is not read here, so removing the marker inside a script loses nothing.
+ */
+function bogusCdata(html: string): string {
+  return html.includes('<![CDATA[') ? html.replace(/<!\[CDATA\[[^>]*>/g, '') : html;
 }
 
 /** Every element under `root` in document order, without recursion (hostile pages nest deeply). */
