@@ -41,11 +41,11 @@ export async function crawlPage(shared: CrawlShared, page: QueuedPage, context: 
     if (!(await waitPolitely(shared, run, context))) return;
     const loaded = await fetchInSlot(shared, page.url, run);
     signal.throwIfAborted();
-    // Links are read at max_depth too, only to count what the depth cut.
+    // Links are read at max_depth too, only to count what the depth cut. A crawl's log keeps no page's main content: it is not read.
     const processed = await processPage(
       loaded,
       deps.extract,
-      { ...(run.request.selectors ? { selectors: run.request.selectors as Selectors } : {}), links: run.policy.followLinks },
+      { ...(run.request.selectors ? { selectors: run.request.selectors as Selectors } : {}), links: run.policy.followLinks, content: false },
       { signal, timeoutMs: run.request.timeout_ms ?? deps.settings.defaultTimeoutMs },
     );
     await storePage(shared, run, processed);

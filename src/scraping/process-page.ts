@@ -15,9 +15,13 @@ export interface ProcessedPage extends ExtractionResult {
 /** Reads one page: load, then process. */
 export type ReadPage = (url: string, signal: AbortSignal) => Promise<ProcessedPage>;
 
+/** A thread that has not taken the page up after this long is as good as stuck: the page's timeout starts anyway. */
+const THREAD_START_MS = 60_000;
+
 /**
- * Extraction stops when `signal` aborts (the run's deadline, a cancel) or after the page's own
- * timeout (`timeout_ms`): a page that would take minutes to extract outlives neither.
+ * Extraction stops when `signal` aborts (the run's deadline, a cancel) or `timeout_ms` after it began
+ * (the wait for a thread and its start not counted): a page that would take minutes to extract
+ * outlives neither.
  */
 export async function processPage(
   loaded: FetchedPage,
@@ -26,17 +30,22 @@ export async function processPage(
   limits: { signal?: AbortSignal | undefined; timeoutMs: number },
 ): Promise<ProcessedPage> {
   const timeout = new AbortController();
-  const timer = setTimeout(
-    () => timeout.abort(new UpstreamTimeout(`Extracting ${loaded.url} took longer than the page timeout of ${limits.timeoutMs} ms (timeout_ms); it was stopped.`)),
-    limits.timeoutMs,
-  );
+  let timer: NodeJS.Timeout | undefined;
+  const begin = () => {
+    timer ??= setTimeout(
+      () => timeout.abort(new UpstreamTimeout(`Extracting ${loaded.url} took longer than the page timeout of ${limits.timeoutMs} ms (timeout_ms); it was stopped.`)),
+      limits.timeoutMs,
+    );
+  };
+  const backstop = setTimeout(begin, THREAD_START_MS);
   try {
     const signal = limits.signal === undefined ? timeout.signal : AbortSignal.any([limits.signal, timeout.signal]);
-    const result = await extract(loaded.html, loaded.url, options, signal);
+    const result = await extract(loaded.html, loaded.url, options, signal, begin);
     // A wall is not a page with nothing on it: the run says blocked, stores nothing, sees nothing go.
     if (result.blocked !== undefined) throw new SiteBlocked(loaded.url, result.blocked, { upstreamStatus: loaded.status });
     return { url: loaded.url, ...result };
   } finally {
+    clearTimeout(backstop);
     clearTimeout(timer);
   }
 }
@@ -54,15 +63,15 @@ export type SiteRuleLookup = (host: string) => Promise<SiteRuleSpec | undefined>
  * schedule, explain) is extracted with the rule of the host it was loaded from.
  */
 export function withSiteRules(extract: PageExtractor, lookup: SiteRuleLookup): PageExtractor {
-  return async (html, pageUrl, options = {}, signal) => {
+  return async (html, pageUrl, options = {}, signal, started) => {
     let host: string;
     try {
       host = new URL(pageUrl).hostname;
     } catch {
-      return extract(html, pageUrl, options, signal);
+      return extract(html, pageUrl, options, signal, started);
     }
     const siteRule = await lookup(host);
     // The signal goes on: the page timeout and the run's deadline stop the extraction it wraps.
-    return extract(html, pageUrl, siteRule === undefined ? options : { ...options, siteRule }, signal);
+    return extract(html, pageUrl, siteRule === undefined ? options : { ...options, siteRule }, signal, started);
   };
 }

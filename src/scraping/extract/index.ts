@@ -23,6 +23,8 @@ export interface ExtractOptions {
   explain?: boolean;
   /** Also return the page's links, for a crawl. */
   links?: boolean;
+  /** Read the page's main content (`content`, `markdown`); false where nothing keeps it (a crawl's pages): '' for both. */
+  content?: boolean;
 }
 
 /** Extracts the products and articles of one page. Pure and never throws: odd markup yields fewer items, not an error. */
@@ -30,7 +32,7 @@ export function extract(html: string, pageUrl: string, options: ExtractOptions =
   const started = performance.now();
   const page = parsePage(html, pageUrl);
   const parsed = performance.now();
-  if (page === null) return { page_type: 'none', extractor: null, items: [], articles: [], nextUrl: null, content: '', markdown: '' };
+  if (page === null) return { page_type: 'none', extractor: null, items: [], articles: [], nextUrl: null, ...NO_CONTENT };
   const explain = options.explain === true;
 
   // 1. Evidence, cheapest first (evidence.ts). 2. What the page is (classify.ts; a site rule may say).
@@ -53,7 +55,7 @@ export function extract(html: string, pageUrl: string, options: ExtractOptions =
     items: items.map((m) => m.item),
     articles: articles.articles,
     nextUrl: safely(() => findNextUrl(page), null),
-    ...safely(() => pageContent(html, verdict.type, pageUrl, articles.articles[0]), { content: '', markdown: '' }),
+    ...(options.content === false ? NO_CONTENT : safely(() => pageContent(html, verdict.type, pageUrl, articles.articles[0]), NO_CONTENT)),
   };
   if (options.links === true) result.links = safely(() => pageLinks(page), []);
   if (ruled !== undefined) result.site_rule = ruled;
@@ -75,6 +77,8 @@ export function extract(html: string, pageUrl: string, options: ExtractOptions =
   }
   return result;
 }
+
+const NO_CONTENT = { content: '', markdown: '' } as const;
 
 function round(ms: number): number {
   return Math.round(ms * 100) / 100;

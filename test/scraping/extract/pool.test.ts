@@ -70,3 +70,16 @@ test("a page's extraction stops at the page timeout (timeout_ms) with a 504 that
   });
   assert.equal((await processPage(loaded, pool.extract, {}, { timeoutMs: 120_000 })).items.length, 2000);
 });
+
+test("a page's timeout counts its extraction, not its wait for a busy thread", async (t) => {
+  const pool = createExtractionPool({ threads: 1 });
+  t.after(() => pool.close());
+  const url = 'https://shop.example/';
+  const big = renderCataloguePage(1)!.replace('</body>', `<div hidden>${'<p>filler paragraph of a long page</p>'.repeat(60_000)}</div></body>`);
+  const small = { url, html: renderCataloguePage(1)!, status: 200, contentType: 'text/html' } as Parameters<typeof processPage>[0];
+  // The one thread is busy with the big page (seconds) while the small one (milliseconds) waits its turn.
+  const busy = pool.extract(big, url);
+  const waited = await processPage(small, pool.extract, {}, { timeoutMs: 200 });
+  assert.equal(waited.items.length, 20);
+  await busy;
+});
