@@ -15,7 +15,8 @@ const SERVICE_POINTS = 2;
  * it marks up a thread of posts.
  */
 export function refineGenre(verdict: PageVerdict, e: PageEvidence, genre: () => GenreEvidence | null): PageVerdict {
-  if (verdict.type === 'listing' && e.structured.products === 0 && e.layoutItems === 0 && e.selectorItems === 0) return plansOrGoods(verdict, genre());
+  if (verdict.type === 'listing' && e.structured.products === 0 && e.layoutItems === 0 && e.selectorItems === 0)
+    return plansOrGoods(verdict, e.heuristics?.pricedCards ?? 0, genre());
   if (verdict.type !== 'article' && verdict.type !== 'article-list' && verdict.type !== 'none') return verdict;
   const g = genre();
   if (g === null) return verdict;
@@ -58,8 +59,7 @@ export function refineGenre(verdict: PageVerdict, e: PageEvidence, genre: () => 
  * Cards with prices per period ("$12/month") are a service's plans, not goods for sale: a listing found
  * only by its repeated priced cards, whose prices are mostly per period, is a pricing page.
  */
-function plansOrGoods(verdict: PageVerdict, g: GenreEvidence | null): PageVerdict {
-  const cards = Number(/^(\d+) repeated cards/.exec(verdict.reasons[0] ?? '')?.[1] ?? 0);
+function plansOrGoods(verdict: PageVerdict, cards: number, g: GenreEvidence | null): PageVerdict {
   if (g === null || g.service.periodPrices < 2 || g.service.periodPrices < cards / 2) return verdict;
-  return { type: 'service', reasons: [`${g.service.periodPrices} prices are per period (plans, not goods)`, ...verdict.reasons.map((r) => `${r}, but`)].slice(0, 2) };
+  return { type: 'service', reasons: [...verdict.reasons, `but ${g.service.periodPrices} of the prices are per period: a service's plans, not goods`] };
 }

@@ -3,7 +3,7 @@ import { isDomElement, TEXT_NODE, type DomElement, type DomNode } from './articl
 import { BLOCKS } from './html-blocks.js';
 
 /** Elements whose text no reader sees. */
-const SILENT: ReadonlySet<string> = new Set(['script', 'style', 'noscript', 'template', 'head', 'svg', 'math', 'button', 'select', 'textarea']);
+export const SILENT: ReadonlySet<string> = new Set(['script', 'style', 'noscript', 'template', 'head', 'svg', 'math', 'button', 'select', 'textarea']);
 
 /** Table cells sit side by side: a space between them, not a paragraph. */
 const CELLS: ReadonlySet<string> = new Set(['td', 'th']);

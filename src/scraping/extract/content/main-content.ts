@@ -2,7 +2,7 @@
 // (navigation, headers and footers, sidebars, banners, share and newsletter boxes, blocks of links).
 import { findBoilerplate, type BoilerplateKind } from '../article/article-boilerplate.js';
 import { domElements, parseDocument, TEXT_NODE, type DomDocument, type DomElement } from '../article/article-dom.js';
-import { blockText } from '../article/article-text.js';
+import { blockText, SILENT } from '../article/article-text.js';
 import type { PageType } from '../types.js';
 
 export interface MainContent {
@@ -14,9 +14,6 @@ export interface MainContent {
   method: 'article-body' | 'main-element' | 'page';
   locator: string;
 }
-
-/** Elements whose text no reader sees. */
-const SILENT: ReadonlySet<string> = new Set(['script', 'style', 'noscript', 'template', 'svg', 'math']);
 
 /** Roles of landmarks that are never the content. */
 const FURNITURE_ROLES = /^(?:navigation|banner|contentinfo|complementary|search|dialog|alertdialog|menu|menubar|toolbar)$/;
@@ -53,7 +50,8 @@ export function mainContent(html: string, pageType: PageType, pageUrl: string): 
 function prepareForMarkdown(root: DomElement, pageUrl: string): void {
   for (const el of domElements(root)) {
     if (el === root) continue;
-    if (SILENT.has(el.localName) || el.localName === 'iframe' || el.localName === 'object' || el.localName === 'embed') {
+    // What blockText leaves out of the text stays out of the Markdown (turndown drops frames and embeds itself).
+    if (SILENT.has(el.localName)) {
       el.remove();
       continue;
     }
